@@ -1,0 +1,47 @@
+package op
+
+import (
+	"log/slog"
+	"time"
+
+	"github.com/weir-engine/weir/internal/keygroup"
+)
+
+// Context is what a task hands each operator of its chain at Open.
+type Context struct {
+	// Name is the operator's display name; UID its stable id.
+	Name, UID string
+	// SubtaskIndex and Parallelism identify this subtask of the operator.
+	SubtaskIndex, Parallelism int
+	// MaxParallelism is the number of key groups.
+	MaxParallelism int
+	// KeyGroups is the range of key groups this subtask owns.
+	KeyGroups keygroup.Range
+	// Logger is scoped to the task.
+	Logger *slog.Logger
+	// Timers runs processing-time callbacks on the task's goroutine.
+	Timers TimerScheduler
+	// Mailbox runs actions on the task's goroutine.
+	Mailbox Mailbox
+	// SideOutputs holds an Output[S] per side-output tag id that has a
+	// consumer; a tag without consumer is absent, and emitting to it is a
+	// no-op.
+	SideOutputs map[string]any
+}
+
+// ProcessingTime is the task's processing-time clock in milliseconds.
+func (c *Context) ProcessingTime() int64 { return c.Timers.Now().UnixMilli() }
+
+// TimerScheduler schedules callbacks in processing time. Callbacks run on the
+// task's goroutine; an error they return fails the task.
+type TimerScheduler interface {
+	Now() time.Time
+	// Schedule runs fn at or after t. The returned function cancels it.
+	Schedule(t time.Time, fn func() error) (cancel func())
+}
+
+// Mailbox lets any goroutine hand an action to the task's goroutine.
+type Mailbox interface {
+	// Put enqueues an action; it returns false when the task has ended.
+	Put(action func() error) bool
+}

@@ -1,0 +1,88 @@
+package op
+
+import "math"
+
+// Timestamps and watermarks are milliseconds of event time.
+const (
+	// NoTimestamp marks a record that carries no event timestamp.
+	NoTimestamp int64 = math.MinInt64
+	// MinWatermark is the watermark before any was emitted.
+	MinWatermark int64 = math.MinInt64
+	// MaxWatermark is the watermark a source emits when it ends, and the one
+	// stop-with-savepoint --drain injects: every event-time timer fires.
+	MaxWatermark int64 = math.MaxInt64
+)
+
+// Output receives what an operator emits. The next operator of a chain
+// implements it directly, so emitting is a plain method call.
+type Output[T any] interface {
+	// Collect emits v with event timestamp ts (NoTimestamp when none).
+	Collect(ts int64, v T) error
+	// EmitWatermark forwards a watermark.
+	EmitWatermark(wm int64) error
+}
+
+// Input is the typed input of an operator.
+type Input[T any] interface {
+	ProcessElement(ts int64, v T) error
+}
+
+// WatermarkInput is implemented by operators that react to watermarks.
+// Operators that do not implement it have their watermarks forwarded to
+// their output by the chain (see Forwarder).
+type WatermarkInput interface {
+	ProcessWatermark(wm int64) error
+}
+
+// Operator is the lifecycle every operator implements.
+type Operator interface {
+	// Open prepares the operator; it may register state and timers.
+	Open(ctx *Context) error
+	// Finish flushes buffered data at the end of input; it may still emit.
+	Finish() error
+	// Close releases resources. It never emits and is always called.
+	Close() error
+}
+
+// BoundedInput is implemented by operators that want to know when an input
+// has ended (the EndOfData event, or the end of a bounded source).
+type BoundedInput interface {
+	EndInput(input int) error
+}
+
+// Source is the operator at the head of a source task. The task polls it
+// from its mailbox loop.
+type Source interface {
+	Operator
+	// PollNext emits some records (a batch, to amortize the loop) and
+	// reports what the task should do next.
+	PollNext() (Status, error)
+	// Available returns a channel that is closed or receives when a source
+	// that returned NothingAvailable has more to emit. It may return nil when
+	// the source never returns NothingAvailable.
+	Available() <-chan struct{}
+}
+
+// Status is what a source reports after PollNext.
+type Status int
+
+const (
+	// MoreAvailable: poll again at once.
+	MoreAvailable Status = iota
+	// NothingAvailable: wait for Available() before polling again.
+	NothingAvailable
+	// EndOfInput: the source is exhausted.
+	EndOfInput
+)
+
+// Base is embedded by operators that need no lifecycle hooks of their own.
+type Base struct{}
+
+// Open does nothing.
+func (Base) Open(*Context) error { return nil }
+
+// Finish does nothing.
+func (Base) Finish() error { return nil }
+
+// Close does nothing.
+func (Base) Close() error { return nil }

@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Runs every test of Weir on a fresh machine: installs what the tests need,
+# then checks formatting, vets and runs the suite. This is the README's test
+# command and what CI runs.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+echo "== gofmt"
+unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))
+if [ -n "$unformatted" ]; then
+  echo "gofmt would change:"; echo "$unformatted"; exit 1
+fi
+echo "== go vet"
+go vet ./...
+echo "== go test"
+go test -count=1 -timeout 15m "$@" ./...

@@ -1,0 +1,172 @@
+package nexmark
+
+import (
+	"strconv"
+	"sync"
+)
+
+// Word lists: the reference's PersonGenerator lists. They are kept small so
+// that the selective queries (q3 filters on OR, ID and CA) find matches even
+// in short runs.
+var (
+	usStates   = [...]string{"AZ", "CA", "ID", "OR", "WA", "WY"}
+	usCities   = [...]string{"Phoenix", "Los Angeles", "San Francisco", "Boise", "Portland", "Bend", "Redmond", "Seattle", "Kent", "Cheyenne"}
+	firstNames = [...]string{"Peter", "Paul", "Luke", "John", "Saul", "Vicky", "Kate", "Julie", "Sarah", "Deiter", "Walter"}
+	lastNames  = [...]string{"Shultz", "Abrams", "Spencer", "White", "Bartels", "Walton", "Smith", "Jones", "Noris"}
+	// hotChannels are the four channels half of all bids come through, as
+	// in the Flink Nexmark BidGenerator.
+	hotChannels = [...]string{"Google", "Facebook", "Baidu", "Apple"}
+)
+
+const (
+	// minStringLength is the shortest random word (the reference's
+	// MIN_STRING_LENGTH).
+	minStringLength = 3
+	// numChannels is how many cold channels exist ("channel-0" ...).
+	numChannels = 10_000
+	// hotChannelsRatio: a bid uses a hot channel with probability 1-1/2.
+	hotChannelsRatio = 2
+)
+
+// fullNames holds every "First Last" pair so a person's name costs no
+// allocation.
+var fullNames = func() []string {
+	out := make([]string, 0, len(firstNames)*len(lastNames))
+	for _, f := range firstNames {
+		for _, l := range lastNames {
+			out = append(out, f+" "+l)
+		}
+	}
+	return out
+}()
+
+// channel is a channel name and the URL bids through it carry.
+type channel struct{ name, url string }
+
+// channelTable returns the hot channels followed by the cold ones. The
+// reference draws each channel's URL from an unseeded Random the first time
+// the channel is used, so its URLs differ between runs; ours are a function of
+// the channel number alone, so equal Configs give equal bytes everywhere.
+var channelTable = sync.OnceValue(func() []channel {
+	r := rng{state: 0x6e65786d61726b} // "nexmark"
+	baseURL := func() string {
+		var b []byte
+		b = append(b, "https://www.nexmark.com/"...)
+		for range 3 {
+			b = appendWord(b, &r, 5, '_')
+			b = append(b, '/')
+		}
+		return string(append(b, "item.htm?query=1"...))
+	}
+	out := make([]channel, 0, len(hotChannels)+numChannels)
+	for _, name := range hotChannels {
+		out = append(out, channel{name, baseURL()})
+	}
+	for i := range numChannels {
+		url := baseURL()
+		if r.intn(10) > 0 { // nine channels in ten tag their URL, as the reference does
+			url += "&channel_id=" + strconv.FormatUint(uint64(reverse32(uint32(i))&0x7fffffff), 10)
+		}
+		out = append(out, channel{"channel-" + strconv.Itoa(i), url})
+	}
+	return out
+})
+
+// reverse32 reverses the bits of v (the reference tags URLs with
+// abs(Integer.reverse(channel))).
+func reverse32(v uint32) uint32 {
+	var out uint32
+	for range 32 {
+		out = out<<1 | v&1
+		v >>= 1
+	}
+	return out
+}
+
+// appendWord appends a random word of minStringLength to maxLength-1 letters
+// where each letter is a space (here sep) with probability 1/13, trimmed of
+// leading and trailing separators: the reference's nextString.
+func appendWord(b []byte, r *rng, maxLength int64, sep byte) []byte {
+	n := minStringLength + r.intn(maxLength-minStringLength)
+	start := len(b)
+	for range n {
+		if r.intn(13) == 0 {
+			b = append(b, sep)
+		} else {
+			b = append(b, byte('a'+r.intn(26)))
+		}
+	}
+	// Trim in place: drop trailing separators, then shift off leading ones.
+	for len(b) > start && b[len(b)-1] == sep {
+		b = b[:len(b)-1]
+	}
+	lead := start
+	for lead < len(b) && b[lead] == sep {
+		lead++
+	}
+	return append(b[:start], b[lead:]...)
+}
+
+// extraSize draws the length of an Extra field so that currentSize plus it
+// averages avgSize: uniform in [d-δ, d+δ) where d = avgSize-currentSize and
+// δ = d/5 rounded, and 0 if currentSize already exceeds avgSize. This is the
+// reference's nextExtra.
+func extraSize(r *rng, currentSize, avgSize int) int {
+	if currentSize > avgSize {
+		return 0
+	}
+	d := avgSize - currentSize
+	delta := (d + 2) / 5 // round(d*0.2) for d >= 0
+	size := d - delta
+	if delta > 0 {
+		size += int(r.intn(int64(2 * delta)))
+	}
+	return size
+}
+
+// extraPoolSize caps an Extra field's length (only an average size near
+// 1 MiB would reach it); the pool holds twice this so any offset below it fits.
+const extraPoolSize = 1 << 20
+
+// extraPool is a fixed string of random letters that Extra fields are cut
+// from at a random offset. The reference draws fresh letters for every event;
+// slicing a shared pool gives the same sizes and byte distribution with no
+// allocation or per-letter work, which doubles the generation rate. Extra is
+// payload no query reads, so only its length matters.
+var extraPool = sync.OnceValue(func() string {
+	r := rng{state: 0x65787472612d706f} // "extra-po"
+	b := make([]byte, 2*extraPoolSize)
+	for i := range b {
+		b[i] = byte('a' + r.intn(26))
+	}
+	return string(b)
+})
+
+// extra returns a random Extra field for an entity whose other fields count
+// currentSize bytes towards avgSize.
+func extra(r *rng, currentSize, avgSize int) string {
+	n := min(extraSize(r, currentSize, avgSize), extraPoolSize)
+	off := r.intn(extraPoolSize)
+	return extraPool()[off : off+int64(n)]
+}
+
+// appendCreditCard appends four space-separated groups of four digits.
+func appendCreditCard(b []byte, r *rng) []byte {
+	for i := range 4 {
+		if i > 0 {
+			b = append(b, ' ')
+		}
+		v := r.intn(10_000)
+		b = append(b, byte('0'+v/1000), byte('0'+v/100%10), byte('0'+v/10%10), byte('0'+v%10))
+	}
+	return b
+}
+
+// span marks a field inside an event's text buffer.
+type span struct{ lo, hi int }
+
+// mark returns the span of bytes appended since lo.
+func mark(b []byte, lo int) span { return span{lo, len(b)} }
+
+// of returns the field's text from the event's single string.
+func (s span) of(text string) string { return text[s.lo:s.hi] }

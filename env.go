@@ -1,0 +1,286 @@
+package weir
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"runtime"
+	"time"
+
+	"github.com/weir-engine/weir/internal/graph"
+	"github.com/weir-engine/weir/internal/minicluster"
+	"github.com/weir-engine/weir/internal/task"
+	"github.com/weir-engine/weir/internal/typeinfo"
+)
+
+// RuntimeMode is how a job executes.
+type RuntimeMode int
+
+const (
+	// Streaming runs every operator at once with pipelined exchanges; it
+	// works for bounded and unbounded sources.
+	Streaming RuntimeMode = iota
+	// Batch requires every source to be bounded. It currently executes like
+	// Streaming over the bounded input; blocking exchanges and cached
+	// intermediate results come with the batch issues.
+	Batch
+)
+
+func (m RuntimeMode) String() string {
+	if m == Batch {
+		return "batch"
+	}
+	return "streaming"
+}
+
+// Options configure an Env. The zero value of a field takes its default.
+type Options struct {
+	// Parallelism is the default parallelism of operators (default: the
+	// number of CPUs).
+	Parallelism int
+	// MaxParallelism is the number of key groups (default: derived from the
+	// parallelism as Flink does, at least 128).
+	MaxParallelism int
+	// Mode is the runtime mode (default Streaming).
+	Mode RuntimeMode
+	// TaskManagers and SlotsPerTaskManager size the embedded mini-cluster
+	// (default one TaskManager with as many slots as the job needs).
+	TaskManagers        int
+	SlotsPerTaskManager int
+	// DisableChaining runs every operator in its own task.
+	DisableChaining bool
+	// BufferTimeout bounds how long a record waits in a partly filled
+	// network buffer (default 100ms).
+	BufferTimeout time.Duration
+	// Logger receives the engine's logs (default: discarded).
+	Logger *slog.Logger
+	// Stdout is where Print writes (default os.Stdout).
+	Stdout io.Writer
+}
+
+// Option changes Options.
+type Option func(*Options)
+
+// WithParallelism sets the default parallelism.
+func WithParallelism(n int) Option { return func(o *Options) { o.Parallelism = n } }
+
+// WithMaxParallelism sets the number of key groups.
+func WithMaxParallelism(n int) Option { return func(o *Options) { o.MaxParallelism = n } }
+
+// WithMode sets the runtime mode.
+func WithMode(m RuntimeMode) Option { return func(o *Options) { o.Mode = m } }
+
+// WithMiniCluster sizes the embedded mini-cluster.
+func WithMiniCluster(taskManagers, slotsPerTaskManager int) Option {
+	return func(o *Options) { o.TaskManagers, o.SlotsPerTaskManager = taskManagers, slotsPerTaskManager }
+}
+
+// WithoutChaining disables operator chaining.
+func WithoutChaining() Option { return func(o *Options) { o.DisableChaining = true } }
+
+// WithBufferTimeout sets the network buffer timeout.
+func WithBufferTimeout(d time.Duration) Option { return func(o *Options) { o.BufferTimeout = d } }
+
+// WithLogger sets the logger.
+func WithLogger(l *slog.Logger) Option { return func(o *Options) { o.Logger = l } }
+
+// WithStdout sets where Print writes.
+func WithStdout(w io.Writer) Option { return func(o *Options) { o.Stdout = w } }
+
+// WithOptions replaces all options.
+func WithOptions(opts Options) Option { return func(o *Options) { *o = opts } }
+
+// Validate reports options that cannot work.
+func (o *Options) Validate() error {
+	switch {
+	case o.Parallelism < 0:
+		return fmt.Errorf("weir: parallelism %d must be positive", o.Parallelism)
+	case o.MaxParallelism < 0:
+		return fmt.Errorf("weir: max parallelism %d must be positive", o.MaxParallelism)
+	case o.MaxParallelism > 0 && o.Parallelism > o.MaxParallelism:
+		return fmt.Errorf("weir: parallelism %d is greater than max parallelism %d", o.Parallelism, o.MaxParallelism)
+	case o.TaskManagers < 0 || o.SlotsPerTaskManager < 0:
+		return fmt.Errorf("weir: mini-cluster size %d x %d must be positive", o.TaskManagers, o.SlotsPerTaskManager)
+	case o.Mode != Streaming && o.Mode != Batch:
+		return fmt.Errorf("weir: unknown runtime mode %d", o.Mode)
+	}
+	return nil
+}
+
+func (o *Options) ensureDefaults() {
+	if o.Parallelism == 0 {
+		o.Parallelism = runtime.NumCPU()
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.Stdout == nil {
+		o.Stdout = os.Stdout
+	}
+}
+
+// Env is a program under construction and the context it executes in. It
+// is not safe for concurrent use while the program is being built.
+type Env struct {
+	opts            Options
+	transformations []*graph.Transformation
+	nextID          int
+	err             error
+	sources         []*sourceInfo
+	// onExecute hooks run before a job starts, to reset per-run state
+	// such as collect buffers.
+	accumulators *accumulators
+}
+
+type sourceInfo struct {
+	name    string
+	bounded bool
+}
+
+// NewEnv returns an empty program.
+func NewEnv(opts ...Option) *Env {
+	e := &Env{accumulators: newAccumulators()}
+	for _, o := range opts {
+		o(&e.opts)
+	}
+	if err := e.opts.Validate(); err != nil {
+		e.fail(err)
+	}
+	e.opts.ensureDefaults()
+	return e
+}
+
+// Options returns the Env's effective options.
+func (e *Env) Options() Options { return e.opts }
+
+// Err returns the first error recorded while building the program.
+func (e *Env) Err() error { return e.err }
+
+// fail records a construction error; the first one wins.
+func (e *Env) fail(err error) {
+	if e.err == nil {
+		e.err = err
+	}
+}
+
+func (e *Env) add(t *graph.Transformation) *graph.Transformation {
+	e.nextID++
+	t.ID = e.nextID
+	e.transformations = append(e.transformations, t)
+	return t
+}
+
+// VertexMetrics are the counters of one task vertex (a chain of operators)
+// summed over its subtasks.
+type VertexMetrics struct {
+	Name        string
+	Parallelism int
+	// RecordsIn counts records entering the chain from the network;
+	// RecordsOut counts records it sent to the network.
+	RecordsIn, RecordsOut int64
+}
+
+// Result describes a finished job.
+type Result struct {
+	JobID    string
+	JobName  string
+	Duration time.Duration
+	Vertices []VertexMetrics
+	// Accumulators holds the counters user functions added through
+	// RuntimeContext.Counter, summed over subtasks.
+	Accumulators map[string]int64
+}
+
+// ErrJobFailed wraps the root cause of a failed job.
+var ErrJobFailed = errors.New("weir: job failed")
+
+// JobGraph translates the program and returns a text description of its
+// task vertices, one per line: for tests and for `weir run --plan`.
+func (e *Env) JobGraph() (string, error) {
+	jg, err := e.jobGraph()
+	if err != nil {
+		return "", err
+	}
+	var s string
+	for _, v := range jg.Vertices {
+		s += fmt.Sprintf("%s parallelism=%d\n", v.Name, v.Parallelism)
+		for _, o := range v.Outputs {
+			s += fmt.Sprintf("  -> %s %v %v\n", o.Target.Name, o.StreamEdge.Partitioner.Kind, o.Pattern)
+		}
+	}
+	return s, nil
+}
+
+func (e *Env) jobGraph() (*graph.JobGraph, error) {
+	if e.err != nil {
+		return nil, e.err
+	}
+	if e.opts.Mode == Batch {
+		for _, s := range e.sources {
+			if !s.bounded {
+				return nil, fmt.Errorf("weir: batch mode needs bounded sources, and %q is unbounded", s.name)
+			}
+		}
+	}
+	sg, err := graph.Translate(e.transformations, graph.Config{
+		Parallelism:     e.opts.Parallelism,
+		MaxParallelism:  e.opts.MaxParallelism,
+		DisableChaining: e.opts.DisableChaining,
+	})
+	if err != nil {
+		return nil, err
+	}
+	jg := graph.BuildJobGraph(sg)
+	if err := typeinfo.CheckEdges(jg); err != nil {
+		return nil, fmt.Errorf("weir: %w", err)
+	}
+	return jg, nil
+}
+
+// Execute runs the program on the embedded mini-cluster and waits for it to
+// end. It returns an error wrapping ErrJobFailed (and the operator's error)
+// when the job failed, and ctx's error when ctx ended first; in both cases
+// every goroutine of the job has ended when Execute returns.
+func (e *Env) Execute(ctx context.Context, name string) (*Result, error) {
+	jg, err := e.jobGraph()
+	if err != nil {
+		return nil, err
+	}
+	jobID := NewJobID()
+	e.accumulators.reset()
+	e.opts.Logger.Info("submitting job", "job", name, "id", jobID, "vertices", len(jg.Vertices))
+	res := minicluster.Run(ctx, jobID, jg, minicluster.Options{
+		TaskManagers: e.opts.TaskManagers,
+		Slots:        e.opts.SlotsPerTaskManager,
+		Task:         task.Config{BufferTimeout: e.opts.BufferTimeout},
+		Logger:       e.opts.Logger,
+	})
+	out := &Result{JobID: jobID, JobName: name, Duration: res.Duration, Accumulators: e.accumulators.snapshot()}
+	for _, v := range res.Vertices {
+		out.Vertices = append(out.Vertices, VertexMetrics{Name: v.Name, Parallelism: v.Parallelism, RecordsIn: v.RecordsIn, RecordsOut: v.RecordsOut})
+	}
+	switch res.Status {
+	case "FINISHED":
+		return out, nil
+	case "CANCELED":
+		if ctx.Err() != nil {
+			return out, fmt.Errorf("weir: job %q canceled: %w", name, context.Cause(ctx))
+		}
+		return out, fmt.Errorf("weir: job %q canceled", name)
+	default:
+		return out, fmt.Errorf("%w: %q: %w", ErrJobFailed, name, res.Err)
+	}
+}
+
+// NewJobID returns a random job id: 32 lower-case hex characters, as
+// Flink's.
+func NewJobID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}

@@ -1,0 +1,99 @@
+// Package clock makes time an input: components take a Clock, production
+// passes Real, and tests pass a Fake they advance by hand, so nothing in a
+// unit test waits for wall time.
+package clock
+
+import (
+	"sort"
+	"sync"
+	"time"
+)
+
+// Clock tells the time and runs functions later.
+type Clock interface {
+	Now() time.Time
+	// AfterFunc calls f in its own goroutine after d.
+	AfterFunc(d time.Duration, f func()) Timer
+}
+
+// Timer is a pending AfterFunc.
+type Timer interface {
+	// Stop prevents the call; it reports whether the call was pending.
+	Stop() bool
+}
+
+// Real is the wall clock.
+type Real struct{}
+
+// Now returns time.Now().
+func (Real) Now() time.Time { return time.Now() }
+
+// AfterFunc wraps time.AfterFunc.
+func (Real) AfterFunc(d time.Duration, f func()) Timer { return time.AfterFunc(d, f) }
+
+// Fake is a manual clock for tests. Functions due are called synchronously
+// by Advance, in time order.
+type Fake struct {
+	mu      sync.Mutex
+	now     time.Time
+	pending []*fakeTimer
+}
+
+// NewFake returns a fake clock set to t.
+func NewFake(t time.Time) *Fake { return &Fake{now: t} }
+
+type fakeTimer struct {
+	clock *Fake
+	at    time.Time
+	f     func()
+	done  bool
+}
+
+// Now returns the fake time.
+func (c *Fake) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+// AfterFunc schedules f at Now()+d.
+func (c *Fake) AfterFunc(d time.Duration, f func()) Timer {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	t := &fakeTimer{clock: c, at: c.now.Add(d), f: f}
+	c.pending = append(c.pending, t)
+	return t
+}
+
+// Stop implements Timer.
+func (t *fakeTimer) Stop() bool {
+	t.clock.mu.Lock()
+	defer t.clock.mu.Unlock()
+	was := !t.done
+	t.done = true
+	return was
+}
+
+// Advance moves time forward by d and runs every function that came due.
+func (c *Fake) Advance(d time.Duration) {
+	c.mu.Lock()
+	c.now = c.now.Add(d)
+	var due []*fakeTimer
+	rest := c.pending[:0]
+	for _, t := range c.pending {
+		switch {
+		case t.done:
+		case !t.at.After(c.now):
+			t.done = true
+			due = append(due, t)
+		default:
+			rest = append(rest, t)
+		}
+	}
+	c.pending = rest
+	c.mu.Unlock()
+	sort.SliceStable(due, func(i, j int) bool { return due[i].at.Before(due[j].at) })
+	for _, t := range due {
+		t.f()
+	}
+}

@@ -1,0 +1,69 @@
+// Package minicluster runs a JobManager and TaskManagers inside the calling
+// process: the embedded default of `weir run` and Env.Execute. The pieces
+// are the same as in a distributed cluster; only the gateways between them
+// are direct calls and the network is the in-process registry.
+package minicluster
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+
+	"github.com/weir-engine/weir/internal/graph"
+	"github.com/weir-engine/weir/internal/jobmaster"
+	"github.com/weir-engine/weir/internal/network"
+	"github.com/weir-engine/weir/internal/task"
+	"github.com/weir-engine/weir/internal/taskmanager"
+)
+
+// Options size the mini-cluster.
+type Options struct {
+	// TaskManagers is the number of TaskManagers (default 1).
+	TaskManagers int
+	// Slots per TaskManager (default: enough for the job).
+	Slots int
+	// Credit and Backlog are the buffers per channel (network defaults).
+	Credit, Backlog int
+	Task            task.Config
+	Logger          *slog.Logger
+}
+
+// Run starts a mini-cluster sized for jg, runs the job, and tears the
+// cluster down; every goroutine it started has ended when it returns.
+func Run(ctx context.Context, jobID string, jg *graph.JobGraph, opts Options) jobmaster.Result {
+	if opts.TaskManagers <= 0 {
+		opts.TaskManagers = 1
+	}
+	if opts.Slots <= 0 {
+		need := 0
+		for _, v := range jg.Vertices {
+			need = max(need, v.Parallelism)
+		}
+		opts.Slots = (need + opts.TaskManagers - 1) / opts.TaskManagers
+	}
+	if opts.Credit <= 0 {
+		opts.Credit = network.DefaultCredit
+	}
+	if opts.Backlog <= 0 {
+		opts.Backlog = network.DefaultBacklog
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	opts.Task.Logger = log
+	net := network.NewRegistry(opts.Credit, opts.Backlog)
+	var tms []jobmaster.TaskManager
+	var owned []*taskmanager.TaskManager
+	for i := 0; i < opts.TaskManagers; i++ {
+		tm := taskmanager.New(fmt.Sprintf("tm-%d", i), opts.Slots, net, opts.Task, log)
+		tms = append(tms, tm)
+		owned = append(owned, tm)
+	}
+	defer func() {
+		for _, tm := range owned {
+			tm.Close()
+		}
+	}()
+	return jobmaster.New(jobID, jg, tms, net, log).Run(ctx)
+}

@@ -1,0 +1,138 @@
+package network
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+
+	"github.com/weir-engine/weir/internal/codec"
+	"github.com/weir-engine/weir/internal/op"
+)
+
+// Broadcast is the channel selector result that sends a record to every
+// channel.
+const Broadcast = -1
+
+// Selector picks the channel of a record; it returns Broadcast for all.
+type Selector[T any] func(v T) int
+
+// Writer is the untyped side of a RecordWriter the task drives.
+type Writer interface {
+	// Flush sends every partly filled buffer.
+	Flush() error
+	// Broadcast flushes and sends an event to every channel.
+	BroadcastEvent(e Event) error
+	// RecordsOut is the number of records written so far.
+	RecordsOut() int64
+}
+
+// RecordWriter serializes records and watermarks into one buffer per channel
+// and sends full buffers. It implements op.Output[T] and is owned by the
+// producing task's goroutine.
+type RecordWriter[T any] struct {
+	ctx      context.Context
+	channels []*Channel
+	bufs     [][]byte
+	codec    codec.Codec[T]
+	selector Selector[T]
+	size     int
+	records  int64
+}
+
+// NewRecordWriter returns a writer over the given channels (one per
+// consumer, in subpartition order).
+func NewRecordWriter[T any](ctx context.Context, channels []*Channel, c codec.Codec[T], sel Selector[T], bufferSize int) *RecordWriter[T] {
+	return &RecordWriter[T]{
+		ctx: ctx, channels: channels, bufs: make([][]byte, len(channels)),
+		codec: c, selector: sel, size: bufferSize,
+	}
+}
+
+// Collect implements op.Output.
+func (w *RecordWriter[T]) Collect(ts int64, v T) error {
+	w.records++
+	i := w.selector(v)
+	if i == Broadcast {
+		for i := range w.channels {
+			if err := w.write(i, ts, v); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return w.write(i, ts, v)
+}
+
+func (w *RecordWriter[T]) write(i int, ts int64, v T) error {
+	b := w.bufs[i]
+	if b == nil {
+		b = w.channels[i].TakeBuffer(w.size + w.size/8)
+	}
+	if ts == op.NoTimestamp {
+		b = append(b, TagRecord)
+	} else {
+		b = append(b, TagRecordTS)
+		b = binary.LittleEndian.AppendUint64(b, uint64(ts))
+	}
+	b = w.codec.Append(b, v)
+	w.bufs[i] = b
+	if len(b) >= w.size {
+		return w.send(i)
+	}
+	return nil
+}
+
+// EmitWatermark implements op.Output: the watermark goes to every channel.
+func (w *RecordWriter[T]) EmitWatermark(wm int64) error {
+	for i := range w.channels {
+		b := w.bufs[i]
+		if b == nil {
+			b = w.channels[i].TakeBuffer(w.size + w.size/8)
+		}
+		b = append(b, TagWatermark)
+		w.bufs[i] = binary.LittleEndian.AppendUint64(b, uint64(wm))
+		if len(w.bufs[i]) >= w.size {
+			if err := w.send(i); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (w *RecordWriter[T]) send(i int) error {
+	b := w.bufs[i]
+	w.bufs[i] = nil
+	if err := w.channels[i].Send(w.ctx, Item{Buf: b}); err != nil {
+		return fmt.Errorf("send to channel %d: %w", i, err)
+	}
+	return nil
+}
+
+// Flush implements Writer.
+func (w *RecordWriter[T]) Flush() error {
+	for i, b := range w.bufs {
+		if len(b) > 0 {
+			if err := w.send(i); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// BroadcastEvent implements Writer.
+func (w *RecordWriter[T]) BroadcastEvent(e Event) error {
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	for i, c := range w.channels {
+		if err := c.Send(w.ctx, Item{Event: e}); err != nil {
+			return fmt.Errorf("send %T to channel %d: %w", e, i, err)
+		}
+	}
+	return nil
+}
+
+// RecordsOut implements Writer.
+func (w *RecordWriter[T]) RecordsOut() int64 { return w.records }

@@ -1,0 +1,133 @@
+package state
+
+import (
+	"fmt"
+	"slices"
+)
+
+// KeyedBackend holds all keyed state of one operator instance for keys of type
+// K, partitioned by the key groups [start, end] that the instance owns.
+//
+// It is not safe for concurrent use: one goroutine (the task's mailbox) owns
+// it and every state registered on it. See the package documentation for what
+// callers must do.
+type KeyedBackend[K comparable] struct {
+	start, end int
+
+	// The current key. local is keyGroup-start, or -1 when no valid key is
+	// set; the state accessors check only local.
+	key      K
+	keyGroup int
+	local    int
+
+	states map[string]entry[K]
+
+	// err is the first usage error recorded; see Err.
+	err error
+}
+
+// NewKeyedBackend returns an empty backend owning the key groups
+// [keyGroupStart, keyGroupEnd], both inclusive.
+//
+// It panics if the range is empty or negative: the range comes from the job
+// graph, and a bad one is a bug in the caller, not a runtime condition.
+func NewKeyedBackend[K comparable](keyGroupStart, keyGroupEnd int) *KeyedBackend[K] {
+	if keyGroupStart < 0 || keyGroupEnd < keyGroupStart {
+		panic(fmt.Sprintf("state: invalid key group range [%d, %d]", keyGroupStart, keyGroupEnd))
+	}
+	return &KeyedBackend[K]{
+		start:    keyGroupStart,
+		end:      keyGroupEnd,
+		keyGroup: -1,
+		local:    -1,
+		states:   make(map[string]entry[K]),
+	}
+}
+
+// numGroups is the number of key groups the backend owns.
+func (b *KeyedBackend[K]) numGroups() int {
+	return b.end - b.start + 1
+}
+
+// KeyGroupRange returns the first and last key group this backend owns.
+func (b *KeyedBackend[K]) KeyGroupRange() (start, end int) {
+	return b.start, b.end
+}
+
+// SetCurrentKey makes k, which belongs to keyGroup, the key that every state
+// access is for, until the next call.
+//
+// A key group outside the backend's range records ErrKeyGroupOutOfRange
+// (see Err) and leaves the backend without a valid current key: until the
+// next valid SetCurrentKey, reads return zero values and writes are dropped.
+// CurrentKey and CurrentKeyGroup still report what was passed.
+func (b *KeyedBackend[K]) SetCurrentKey(k K, keyGroup int) {
+	b.key = k
+	b.keyGroup = keyGroup
+	if keyGroup < b.start || keyGroup > b.end {
+		b.local = -1
+		if b.err == nil {
+			b.err = fmt.Errorf("%w: key group %d not in [%d, %d]",
+				ErrKeyGroupOutOfRange, keyGroup, b.start, b.end)
+		}
+		return
+	}
+	b.local = keyGroup - b.start
+}
+
+// CurrentKey returns the key passed to the last SetCurrentKey, or the zero K
+// if there was none.
+func (b *KeyedBackend[K]) CurrentKey() K {
+	return b.key
+}
+
+// CurrentKeyGroup returns the key group passed to the last SetCurrentKey, or
+// -1 if there was none.
+func (b *KeyedBackend[K]) CurrentKeyGroup() int {
+	return b.keyGroup
+}
+
+// Err returns the first usage error recorded by the backend, or nil. Errors
+// are sticky: a backend that recorded one is in an unknown state and its task
+// should fail.
+func (b *KeyedBackend[K]) Err() error {
+	return b.err
+}
+
+// record keeps err if it is the first error.
+func (b *KeyedBackend[K]) record(err error) error {
+	if b.err == nil {
+		b.err = err
+	}
+	return err
+}
+
+// current returns the local key group of the current key, or -1 after
+// recording ErrNoCurrentKey. It is the first step of every state access.
+func (b *KeyedBackend[K]) current() int {
+	if b.local < 0 {
+		b.record(ErrNoCurrentKey)
+	}
+	return b.local
+}
+
+// StateNames returns the names of the registered states, sorted.
+func (b *KeyedBackend[K]) StateNames() []string {
+	names := make([]string, 0, len(b.states))
+	for name := range b.states {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// NumEntries returns the number of (state, key) pairs that hold state, across
+// all states and key groups. A MapState counts one entry per key, however many
+// user keys it maps.
+func (b *KeyedBackend[K]) NumEntries() int {
+	n := 0
+	for _, s := range b.states {
+		n += s.table.numEntries()
+	}
+	return n
+}

@@ -1,0 +1,28 @@
+package state
+
+import (
+	"hash/fnv"
+	"slices"
+	"testing"
+)
+
+// keyGroupOf is the test's key-group assignment: any deterministic function
+// of the key works, the backend only needs the caller to be consistent.
+func keyGroupOf(key string, maxParallelism int) int {
+	h := fnv.New32a()
+	h.Write([]byte(key))
+	return int(h.Sum32() % uint32(maxParallelism))
+}
+
+// mustNoErr fails the test if the backend recorded an error.
+func mustNoErr[K comparable](t *testing.T, b *KeyedBackend[K]) {
+	t.Helper()
+	if err := b.Err(); err != nil {
+		t.Fatalf("backend recorded error: %v", err)
+	}
+}
+
+// sortedKeys collects the keys with state name in keyGroup, sorted.
+func sortedKeys(b *KeyedBackend[string], name string, keyGroup int) []string {
+	return slices.Sorted(b.Keys(name, keyGroup))
+}

@@ -1,0 +1,255 @@
+package state
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"testing"
+
+	"pgregory.net/rapid"
+)
+
+// addr is where the reference model keeps a key's state: the key group is
+// part of the address, as it is in the backend.
+type addr struct {
+	key string
+	kg  int
+}
+
+// stateModel is the naive reference: plain maps keyed by address, and no
+// cleverness about empty entries beyond "absent means no state".
+type stateModel struct {
+	values map[addr]int
+	lists  map[addr][]int
+	maps   map[addr]map[string]int
+	sums   map[addr]int // the reducing state: a sum
+
+	cur   addr
+	valid bool
+}
+
+// TestBackendMatchesModel drives the backend with random sequences of key
+// switches (some out of range) and writes to four kinds of state, and checks
+// every read, the entry count and the per-key-group key sets against the
+// reference after every step.
+func TestBackendMatchesModel(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		start := rapid.IntRange(0, 5).Draw(t, "start")
+		end := start + rapid.IntRange(0, 3).Draw(t, "width")
+		b := NewKeyedBackend[string](start, end)
+		v, _ := Value[string, int](b, "value")
+		l, _ := List[string, int](b, "list")
+		m, _ := Map[string, string, int](b, "map")
+		r, _ := Reducing(b, "sum", func(a, b int) (int, error) { return a + b, nil })
+		ref := stateModel{
+			values: map[addr]int{}, lists: map[addr][]int{},
+			maps: map[addr]map[string]int{}, sums: map[addr]int{},
+		}
+		keyGen := rapid.SampledFrom([]string{"a", "b", "c", "d", "e"})
+		userKeyGen := rapid.SampledFrom([]string{"x", "y", "z"})
+		var wantErr error
+
+		// write applies f to the model only if the backend has a valid key,
+		// mirroring the backend dropping writes without one.
+		write := func(f func(a addr)) {
+			if ref.valid {
+				f(ref.cur)
+			} else if wantErr == nil {
+				wantErr = ErrNoCurrentKey
+			}
+		}
+
+		t.Repeat(map[string]func(*rapid.T){
+			"setKey": func(t *rapid.T) {
+				k := keyGen.Draw(t, "key")
+				// Mostly in range, sometimes one off either end.
+				kg := rapid.IntRange(start-1, end+1).Draw(t, "kg")
+				b.SetCurrentKey(k, kg)
+				ref.cur, ref.valid = addr{k, kg}, kg >= start && kg <= end
+				if !ref.valid && wantErr == nil {
+					wantErr = ErrKeyGroupOutOfRange
+				}
+			},
+			"valueUpdate": func(t *rapid.T) {
+				x := rapid.IntRange(-5, 5).Draw(t, "x")
+				v.Update(x)
+				write(func(a addr) { ref.values[a] = x })
+			},
+			"valueClear": func(t *rapid.T) {
+				v.Clear()
+				write(func(a addr) { delete(ref.values, a) })
+			},
+			"listAdd": func(t *rapid.T) {
+				x := rapid.IntRange(0, 9).Draw(t, "x")
+				l.Add(x)
+				write(func(a addr) { ref.lists[a] = append(slices.Clone(ref.lists[a]), x) })
+			},
+			"listAddAll": func(t *rapid.T) {
+				xs := rapid.SliceOfN(rapid.IntRange(0, 9), 0, 3).Draw(t, "xs")
+				l.AddAll(xs)
+				write(func(a addr) {
+					if len(xs) > 0 {
+						ref.lists[a] = append(slices.Clone(ref.lists[a]), xs...)
+					}
+				})
+			},
+			"listUpdate": func(t *rapid.T) {
+				xs := rapid.SliceOfN(rapid.IntRange(0, 9), 0, 3).Draw(t, "xs")
+				l.Update(xs)
+				write(func(a addr) {
+					if len(xs) == 0 {
+						delete(ref.lists, a)
+					} else {
+						ref.lists[a] = slices.Clone(xs)
+					}
+				})
+			},
+			"listClear": func(t *rapid.T) {
+				l.Clear()
+				write(func(a addr) { delete(ref.lists, a) })
+			},
+			"mapPut": func(t *rapid.T) {
+				uk, x := userKeyGen.Draw(t, "uk"), rapid.IntRange(0, 9).Draw(t, "x")
+				m.Put(uk, x)
+				write(func(a addr) {
+					if ref.maps[a] == nil {
+						ref.maps[a] = map[string]int{}
+					}
+					ref.maps[a][uk] = x
+				})
+			},
+			"mapRemove": func(t *rapid.T) {
+				uk := userKeyGen.Draw(t, "uk")
+				m.Remove(uk)
+				write(func(a addr) {
+					delete(ref.maps[a], uk)
+					if len(ref.maps[a]) == 0 {
+						delete(ref.maps, a)
+					}
+				})
+			},
+			"mapClear": func(t *rapid.T) {
+				m.Clear()
+				write(func(a addr) { delete(ref.maps, a) })
+			},
+			"sumAdd": func(t *rapid.T) {
+				x := rapid.IntRange(0, 9).Draw(t, "x")
+				err := r.Add(x)
+				if ref.valid != (err == nil) {
+					t.Fatalf("ReducingState.Add = %v with valid key = %v", err, ref.valid)
+				}
+				write(func(a addr) { ref.sums[a] += x })
+			},
+			"sumClear": func(t *rapid.T) {
+				r.Clear()
+				write(func(a addr) { delete(ref.sums, a) })
+			},
+			"": func(t *rapid.T) {
+				if !errors.Is(b.Err(), wantErr) || (wantErr == nil) != (b.Err() == nil) {
+					t.Fatalf("Err = %v, want %v", b.Err(), wantErr)
+				}
+				if ref.valid {
+					checkCurrent(t, &ref, v, l, m, r)
+					// The reads above record nothing with a valid key.
+				}
+				want := len(ref.values) + len(ref.lists) + len(ref.maps) + len(ref.sums)
+				if got := b.NumEntries(); got != want {
+					t.Fatalf("NumEntries = %d, want %d", got, want)
+				}
+				for kg := start; kg <= end; kg++ {
+					checkKeys(t, b, "value", kg, slices.Collect(maps.Keys(ref.values)))
+					checkKeys(t, b, "list", kg, slices.Collect(maps.Keys(ref.lists)))
+					checkKeys(t, b, "map", kg, slices.Collect(maps.Keys(ref.maps)))
+					checkKeys(t, b, "sum", kg, slices.Collect(maps.Keys(ref.sums)))
+				}
+			},
+		})
+	})
+}
+
+func checkCurrent(t *rapid.T, ref *stateModel, v *ValueState[string, int], l *ListState[string, int],
+	m *MapState[string, string, int], r *ReducingState[string, int]) {
+	a := ref.cur
+	if got, ok := v.Value(); got != ref.values[a] || ok != hasKey(ref.values, a) {
+		t.Fatalf("%v: Value = %d, %v, want %d", a, got, ok, ref.values[a])
+	}
+	if got := l.Get(); !slices.Equal(got, ref.lists[a]) {
+		t.Fatalf("%v: list Get = %v, want %v", a, got, ref.lists[a])
+	}
+	if got := maps.Collect(m.All()); !maps.Equal(got, ref.maps[a]) {
+		t.Fatalf("%v: map All = %v, want %v", a, got, ref.maps[a])
+	}
+	if m.IsEmpty() != (len(ref.maps[a]) == 0) {
+		t.Fatalf("%v: IsEmpty = %v", a, m.IsEmpty())
+	}
+	if got, ok := r.Get(); got != ref.sums[a] || ok != hasKey(ref.sums, a) {
+		t.Fatalf("%v: sum Get = %d, %v, want %d", a, got, ok, ref.sums[a])
+	}
+}
+
+func hasKey[V any](m map[addr]V, a addr) bool {
+	_, ok := m[a]
+	return ok
+}
+
+// checkKeys compares the backend's keys of one state and key group with the
+// addresses the model holds in that key group.
+func checkKeys(t *rapid.T, b *KeyedBackend[string], name string, kg int, addrs []addr) {
+	var want []string
+	for _, a := range addrs {
+		if a.kg == kg {
+			want = append(want, a.key)
+		}
+	}
+	slices.Sort(want)
+	if got := slices.Sorted(b.Keys(name, kg)); !slices.Equal(got, want) {
+		t.Fatalf("Keys(%s, %d) = %v, want %v", name, kg, got, want)
+	}
+}
+
+// TestApplyToAllKeysMatchesModel checks that ApplyToAllKeys visits exactly the
+// keys holding the state, whatever fn clears along the way.
+func TestApplyToAllKeysMatchesModel(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		const groups = 4
+		b := NewKeyedBackend[string](0, groups-1)
+		v, _ := Value[string, int](b, "v")
+		other, _ := Value[string, int](b, "other")
+		n := rapid.IntRange(0, 50).Draw(t, "n")
+		for i := range n {
+			k := fmt.Sprint("k", i)
+			b.SetCurrentKey(k, keyGroupOf(k, groups))
+			v.Update(i)
+			if i%3 == 0 {
+				other.Update(i)
+			}
+		}
+		clearSelf := rapid.Bool().Draw(t, "clearSelf")
+		var visited []string
+		err := b.ApplyToAllKeys("v", func(k string) error {
+			visited = append(visited, k)
+			if _, ok := v.Value(); !ok {
+				t.Fatalf("visited %s without state", k)
+			}
+			other.Clear()
+			if clearSelf {
+				v.Clear()
+			}
+			return nil
+		})
+		if err != nil || b.Err() != nil {
+			t.Fatalf("err = %v, Err = %v", err, b.Err())
+		}
+		if len(visited) != n {
+			t.Fatalf("visited %d keys, want %d", len(visited), n)
+		}
+		want := n
+		if clearSelf {
+			want = 0
+		}
+		if b.NumEntries() != want {
+			t.Fatalf("NumEntries = %d, want %d", b.NumEntries(), want)
+		}
+	})
+}

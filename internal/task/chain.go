@@ -1,0 +1,171 @@
+package task
+
+import (
+	"fmt"
+
+	"github.com/weir-engine/weir/internal/graph"
+	"github.com/weir-engine/weir/internal/keygroup"
+	"github.com/weir-engine/weir/internal/network"
+	"github.com/weir-engine/weir/internal/op"
+	"github.com/weir-engine/weir/internal/typeinfo"
+)
+
+// chainOp is one operator of the task's chain.
+type chainOp struct {
+	node *graph.StreamNode
+	inst op.Operator
+	ctx  *op.Context
+	// emitWatermark forwards a watermark to every output of the operator,
+	// for operators that do not handle watermarks themselves.
+	emitWatermark func(wm int64) error
+	opened        bool
+}
+
+func (c *chainOp) attr(t *Task) func(error) error {
+	return func(err error) error {
+		return op.Attribute(err, c.node.Name, t.desc.Subtask, t.desc.Vertex.Parallelism)
+	}
+}
+
+type watermarkEmitter interface{ EmitWatermark(int64) error }
+
+func typeOf(t graph.Type, where string) (typeinfo.Info, error) {
+	info, ok := t.(typeinfo.Info)
+	if !ok {
+		return nil, fmt.Errorf("task: %s has type %v without runtime type info", where, t)
+	}
+	return info, nil
+}
+
+// buildWriters creates one record writer per output edge of the vertex.
+func (t *Task) buildWriters() (map[*graph.StreamEdge]network.Writer, error) {
+	v := t.desc.Vertex
+	writers := make(map[*graph.StreamEdge]network.Writer)
+	for _, e := range v.Outputs {
+		consumers := graph.ConsumersOf(e.Pattern, v.Parallelism, e.Target.Parallelism, t.desc.Subtask)
+		chans := make([]*network.Channel, len(consumers))
+		for i, c := range consumers {
+			gate := t.desc.Network.Gate(t.gateKey(e.Target, c), len(gateLayout(e.Target, c)))
+			chans[i] = gate.Channel(channelIndex(e, t.desc.Subtask, c))
+		}
+		info, err := typeOf(e.StreamEdge.Type, fmt.Sprintf("edge %v", e.StreamEdge.Source))
+		if err != nil {
+			return nil, err
+		}
+		w, err := info.NewWriter(t.ctx, chans, e.StreamEdge.Partitioner, e.Target.MaxParallelism, t.desc.Subtask, t.cfg.BufferSize)
+		if err != nil {
+			return nil, fmt.Errorf("task: writer for %v: %w", e.Target, err)
+		}
+		writers[e.StreamEdge] = w
+		t.writers = append(t.writers, w)
+	}
+	return writers, nil
+}
+
+// buildChain instantiates the operators of the vertex from tail to head,
+// wiring each one's outputs to its chained successors and record writers.
+func (t *Task) buildChain(writers map[*graph.StreamEdge]network.Writer) error {
+	v := t.desc.Vertex
+	built := make(map[*graph.StreamNode]*chainOp)
+	t.chain = make([]*chainOp, len(v.Chain))
+	for i := len(v.Chain) - 1; i >= 0; i-- {
+		n := v.Chain[i]
+		c := &chainOp{node: n}
+		var main []any
+		sides := make(map[string][]any)
+		sideTypes := make(map[string]typeinfo.Info)
+		for _, e := range n.OutEdges {
+			info, err := typeOf(e.Type, fmt.Sprintf("output of %v", n))
+			if err != nil {
+				return err
+			}
+			var out any
+			if target, ok := built[e.Target]; ok {
+				out, err = info.ChainInput(target.inst, target.emitWatermark, target.attr(t))
+				if err != nil {
+					return fmt.Errorf("task: chain %v to %v: %w", n, e.Target, err)
+				}
+			} else {
+				out = writers[e]
+			}
+			if e.SideTag == "" {
+				main = append(main, out)
+			} else {
+				sides[e.SideTag] = append(sides[e.SideTag], out)
+				sideTypes[e.SideTag] = info
+			}
+		}
+		info, err := typeOf(n.OutType, fmt.Sprintf("operator %v", n))
+		if err != nil {
+			return err
+		}
+		mainOut, err := info.FanOut(main)
+		if err != nil {
+			return fmt.Errorf("task: outputs of %v: %w", n, err)
+		}
+		emitters := []watermarkEmitter{mainOut.(watermarkEmitter)}
+		sideOuts := make(map[string]any, len(sides))
+		for tag, outs := range sides {
+			o, err := sideTypes[tag].FanOut(outs)
+			if err != nil {
+				return fmt.Errorf("task: side output %q of %v: %w", tag, n, err)
+			}
+			sideOuts[tag] = o
+			emitters = append(emitters, o.(watermarkEmitter))
+		}
+		c.emitWatermark = func(wm int64) error {
+			for _, e := range emitters {
+				if err := e.EmitWatermark(wm); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+		inst, err := n.Factory(mainOut)
+		if err != nil {
+			return op.Attribute(fmt.Errorf("create: %w", err), n.Name, t.desc.Subtask, v.Parallelism)
+		}
+		operator, ok := inst.(op.Operator)
+		if !ok {
+			return fmt.Errorf("task: %v created %T, which is not an operator", n, inst)
+		}
+		c.inst = operator
+		c.ctx = &op.Context{
+			Name:           n.Name,
+			UID:            n.UID,
+			SubtaskIndex:   t.desc.Subtask,
+			Parallelism:    v.Parallelism,
+			MaxParallelism: n.MaxParallelism,
+			KeyGroups:      keygroup.RangeFor(n.MaxParallelism, v.Parallelism, t.desc.Subtask),
+			Logger:         t.log.With("operator", n.Name),
+			Timers:         timers{clock: t.cfg.Clock, mail: t.mail, attr: c.attr(t), set: &t.timers},
+			Mailbox:        t.mail,
+			SideOutputs:    sideOuts,
+		}
+		built[n] = c
+		t.chain[i] = c
+	}
+	return nil
+}
+
+// buildReaders creates the reader of each gate channel's input edge.
+func (t *Task) buildReaders() error {
+	head := t.chain[0]
+	byEdge := make(map[*graph.JobEdge]network.Reader)
+	for _, ch := range t.layout {
+		r, ok := byEdge[ch.edge]
+		if !ok {
+			info, err := typeOf(ch.edge.StreamEdge.Type, fmt.Sprintf("input of %v", head.node))
+			if err != nil {
+				return err
+			}
+			r, err = info.NewReader(head.inst, head.attr(t))
+			if err != nil {
+				return fmt.Errorf("task: input of %v: %w", head.node, err)
+			}
+			byEdge[ch.edge] = r
+		}
+		t.readers = append(t.readers, r)
+	}
+	return nil
+}

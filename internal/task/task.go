@@ -1,0 +1,400 @@
+package task
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync/atomic"
+	"time"
+
+	"github.com/weir-engine/weir/internal/clock"
+	"github.com/weir-engine/weir/internal/graph"
+	"github.com/weir-engine/weir/internal/network"
+	"github.com/weir-engine/weir/internal/op"
+)
+
+// Config tunes the runtime of tasks.
+type Config struct {
+	// BufferSize is the size at which a network buffer is sent.
+	BufferSize int
+	// BufferTimeout bounds how long a record may wait in a partly filled
+	// buffer while the task is busy.
+	BufferTimeout time.Duration
+	Clock         clock.Clock
+	Logger        *slog.Logger
+}
+
+func (c *Config) ensureDefaults() {
+	if c.BufferSize <= 0 {
+		c.BufferSize = network.DefaultBufferSize
+	}
+	if c.BufferTimeout <= 0 {
+		c.BufferTimeout = 100 * time.Millisecond
+	}
+	if c.Clock == nil {
+		c.Clock = clock.Real{}
+	}
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.DiscardHandler)
+	}
+}
+
+// Descriptor says which subtask to run and where its channels are.
+type Descriptor struct {
+	JobID      string
+	Generation int
+	Graph      *graph.JobGraph
+	Vertex     *graph.JobVertex
+	Subtask    int
+	Network    *network.Registry
+}
+
+// Metrics are the task's counters, readable from any goroutine.
+type Metrics struct {
+	RecordsIn, RecordsOut atomic.Int64
+}
+
+// Task runs one subtask.
+type Task struct {
+	desc Descriptor
+	cfg  Config
+	log  *slog.Logger
+	ctx  context.Context
+
+	mail        *mailbox
+	chain       []*chainOp
+	writers     []network.Writer
+	gate        *network.Gate
+	layout      []inputChannel
+	readers     []network.Reader
+	valve       *network.Valve
+	source      op.Source
+	sourceEnded bool
+	timers      timerSet
+
+	endOfData      []bool
+	endOfPartition []bool
+	eodCount       int
+	eopCount       int
+	recordsIn      int64
+
+	// Metrics is updated as the task runs.
+	Metrics Metrics
+}
+
+// New returns a task for desc.
+func New(desc Descriptor, cfg Config) *Task {
+	cfg.ensureDefaults()
+	return &Task{
+		desc: desc,
+		cfg:  cfg,
+		log:  cfg.Logger.With("task", desc.Vertex.Name, "subtask", desc.Subtask),
+		mail: newMailbox(),
+	}
+}
+
+// Name identifies the subtask in logs and errors.
+func (t *Task) Name() string {
+	return fmt.Sprintf("%s (%d/%d)", t.desc.Vertex.Name, t.desc.Subtask+1, t.desc.Vertex.Parallelism)
+}
+
+// Mailbox returns the task's mailbox, for actions from other goroutines.
+func (t *Task) Mailbox() op.Mailbox { return t.mail }
+
+func (t *Task) gateKey(v *graph.JobVertex, subtask int) network.GateKey {
+	return network.GateKey{Job: t.desc.JobID, Generation: t.desc.Generation, Vertex: v.ID, Subtask: subtask}
+}
+
+// Run runs the subtask to its end. It returns nil when the subtask finished,
+// ctx's error when it was cancelled, and the failure otherwise. running is
+// called once the operators are open.
+func (t *Task) Run(ctx context.Context, running func()) (err error) {
+	t.ctx = ctx
+	defer t.mail.close()
+	defer func() { err = t.cleanup(err) }()
+	if err := t.setup(); err != nil {
+		return err
+	}
+	for i := len(t.chain) - 1; i >= 0; i-- {
+		c := t.chain[i]
+		c.opened = true
+		if err := c.inst.Open(c.ctx); err != nil {
+			return op.Attribute(fmt.Errorf("open: %w", err), c.node.Name, t.desc.Subtask, t.desc.Vertex.Parallelism)
+		}
+	}
+	if running != nil {
+		running()
+	}
+	t.scheduleFlush()
+	if err := t.loop(func() bool { return t.inputEnded() }); err != nil {
+		return err
+	}
+	if err := t.finishOperators(); err != nil {
+		return err
+	}
+	if err := t.broadcast(network.EndOfData{}); err != nil {
+		return err
+	}
+	if err := t.loop(func() bool { return t.eopCount == len(t.layout) }); err != nil {
+		return err
+	}
+	if err := t.closeOperators(); err != nil {
+		return err
+	}
+	return t.broadcast(network.EndOfPartition{})
+}
+
+func (t *Task) setup() error {
+	if t.desc.Vertex.IsSource() {
+		if len(t.desc.Vertex.Inputs) > 0 {
+			return fmt.Errorf("task: source vertex %v has inputs", t.desc.Vertex)
+		}
+	} else {
+		t.layout = gateLayout(t.desc.Vertex, t.desc.Subtask)
+		t.gate = t.desc.Network.Gate(t.gateKey(t.desc.Vertex, t.desc.Subtask), len(t.layout))
+		t.valve = network.NewValve(len(t.layout))
+		t.endOfData = make([]bool, len(t.layout))
+		t.endOfPartition = make([]bool, len(t.layout))
+	}
+	writers, err := t.buildWriters()
+	if err != nil {
+		return err
+	}
+	if err := t.buildChain(writers); err != nil {
+		return err
+	}
+	if t.desc.Vertex.IsSource() {
+		src, ok := t.chain[0].inst.(op.Source)
+		if !ok {
+			return fmt.Errorf("task: head of source vertex %v is %T, not a source", t.desc.Vertex, t.chain[0].inst)
+		}
+		t.source = src
+		return nil
+	}
+	return t.buildReaders()
+}
+
+// loop runs the mailbox loop until done reports true.
+func (t *Task) loop(done func() bool) error {
+	for {
+		if err := t.mail.runAll(); err != nil {
+			return err
+		}
+		if done() {
+			return nil
+		}
+		progressed, err := t.step()
+		if err != nil {
+			return err
+		}
+		if progressed {
+			continue
+		}
+		if err := t.flush(); err != nil {
+			return err
+		}
+		select {
+		case <-t.mail.signal:
+		case <-t.available():
+		case <-t.ctx.Done():
+			return t.ctx.Err()
+		}
+	}
+}
+
+func (t *Task) available() <-chan struct{} {
+	if t.source != nil {
+		return t.source.Available()
+	}
+	return t.gate.Available()
+}
+
+// step processes one unit of input and reports whether there was any.
+func (t *Task) step() (bool, error) {
+	if t.source != nil {
+		if t.sourceEnded {
+			return false, nil
+		}
+		st, err := t.source.PollNext()
+		if err != nil {
+			return false, t.chain[0].attr(t)(err)
+		}
+		switch st {
+		case op.NothingAvailable:
+			return false, nil
+		case op.EndOfInput:
+			t.sourceEnded = true
+			// A bounded source ends event time: every timer downstream fires.
+			return true, t.chain[0].emitWatermark(op.MaxWatermark)
+		}
+		return true, nil
+	}
+	it, ch, ok := t.gate.Poll()
+	if !ok {
+		return false, nil
+	}
+	return true, t.handle(it, ch)
+}
+
+func (t *Task) handle(it network.Item, ch int) error {
+	switch e := it.Event.(type) {
+	case nil:
+		if t.endOfData[ch] {
+			return fmt.Errorf("task: channel %d sent data after EndOfData", ch)
+		}
+		n, err := t.readers[ch].Deliver(it.Buf, func(wm int64) error {
+			if m, ok := t.valve.Input(ch, wm); ok {
+				return t.headWatermark(m)
+			}
+			return nil
+		})
+		t.gate.Recycle(ch, it.Buf)
+		t.recordsIn += int64(n)
+		t.Metrics.RecordsIn.Store(t.recordsIn)
+		return err
+	case network.EndOfData:
+		return t.channelEndOfData(ch)
+	case network.EndOfPartition:
+		if err := t.channelEndOfData(ch); err != nil {
+			return err
+		}
+		if !t.endOfPartition[ch] {
+			t.endOfPartition[ch] = true
+			t.eopCount++
+			if m, ok := t.valve.End(ch); ok {
+				return t.headWatermark(m)
+			}
+		}
+		return nil
+	default:
+		return fmt.Errorf("task: unexpected event %T on channel %d", e, ch)
+	}
+}
+
+func (t *Task) channelEndOfData(ch int) error {
+	if t.endOfData[ch] {
+		return nil
+	}
+	t.endOfData[ch] = true
+	t.eodCount++
+	if t.eodCount == len(t.layout) {
+		if b, ok := t.chain[0].inst.(op.BoundedInput); ok {
+			return t.chain[0].attr(t)(b.EndInput(0))
+		}
+	}
+	return nil
+}
+
+func (t *Task) headWatermark(wm int64) error {
+	head := t.chain[0]
+	if w, ok := head.inst.(op.WatermarkInput); ok {
+		return head.attr(t)(w.ProcessWatermark(wm))
+	}
+	return head.emitWatermark(wm)
+}
+
+func (t *Task) inputEnded() bool {
+	if t.source != nil {
+		return t.sourceEnded
+	}
+	return t.eodCount == len(t.layout)
+}
+
+// finishOperators ends the input of every operator after the head and
+// finishes all, head to tail, then stops processing-time timers.
+func (t *Task) finishOperators() error {
+	for i, c := range t.chain {
+		attr := c.attr(t)
+		if i > 0 {
+			if b, ok := c.inst.(op.BoundedInput); ok {
+				if err := b.EndInput(0); err != nil {
+					return attr(fmt.Errorf("end input: %w", err))
+				}
+			}
+		}
+		if err := c.inst.Finish(); err != nil {
+			return attr(fmt.Errorf("finish: %w", err))
+		}
+	}
+	t.timers.stopAll()
+	return nil
+}
+
+// closeOperators closes every opened operator, head to tail, and reports
+// all errors.
+func (t *Task) closeOperators() error {
+	var errs []error
+	for _, c := range t.chain {
+		if c == nil || !c.opened {
+			continue
+		}
+		c.opened = false
+		if err := c.inst.Close(); err != nil {
+			errs = append(errs, c.attr(t)(fmt.Errorf("close: %w", err)))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// cleanup closes what is still open after a failure or cancellation and
+// releases the input gate.
+func (t *Task) cleanup(err error) error {
+	t.timers.stopAll()
+	if cerr := t.closeOperators(); cerr != nil {
+		if err == nil {
+			err = cerr
+		} else {
+			t.log.Warn("close after failure", "err", cerr)
+		}
+	}
+	if t.gate != nil {
+		t.gate.Release()
+	}
+	t.publishMetrics()
+	return err
+}
+
+func (t *Task) flush() error {
+	for _, w := range t.writers {
+		if err := w.Flush(); err != nil {
+			return err
+		}
+	}
+	t.publishMetrics()
+	return nil
+}
+
+func (t *Task) publishMetrics() {
+	var out int64
+	for _, w := range t.writers {
+		out += w.RecordsOut()
+	}
+	t.Metrics.RecordsOut.Store(out)
+	t.Metrics.RecordsIn.Store(t.recordsIn)
+}
+
+func (t *Task) broadcast(e network.Event) error {
+	for _, w := range t.writers {
+		if err := w.BroadcastEvent(e); err != nil {
+			return fmt.Errorf("task %s: %w", t.Name(), err)
+		}
+	}
+	t.publishMetrics()
+	return nil
+}
+
+// scheduleFlush flushes partly filled buffers every BufferTimeout while the
+// task runs, so a busy task does not hold back a slow trickle of records.
+func (t *Task) scheduleFlush() {
+	sched := timers{clock: t.cfg.Clock, mail: t.mail, attr: func(err error) error { return err }, set: &t.timers}
+	var tick func() error
+	tick = func() error {
+		if err := t.flush(); err != nil {
+			return err
+		}
+		sched.Schedule(t.cfg.Clock.Now().Add(t.cfg.BufferTimeout), tick)
+		return nil
+	}
+	sched.Schedule(t.cfg.Clock.Now().Add(t.cfg.BufferTimeout), tick)
+}

@@ -1,0 +1,91 @@
+package timer
+
+import (
+	"container/heap"
+	"fmt"
+	"math/rand/v2"
+	"testing"
+)
+
+// plainHeap is the baseline: container/heap over timers ordered by timestamp
+// and registration order, with no deduplication and no delete.
+type plainHeap []plainItem
+
+type plainItem struct {
+	ts  int64
+	seq uint64
+	key string
+	ns  int
+}
+
+func (h plainHeap) Len() int { return len(h) }
+func (h plainHeap) Less(i, j int) bool {
+	return h[i].ts < h[j].ts || (h[i].ts == h[j].ts && h[i].seq < h[j].seq)
+}
+func (h plainHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *plainHeap) Push(x any)   { *h = append(*h, x.(plainItem)) }
+func (h *plainHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+// BenchmarkRegisterAndFire registers timers with random timestamps for string
+// keys and fires them with one watermark advance per batch; one op is one
+// register plus one fire. "service" is the deduplicating, deletable Service;
+// "container-heap" is the plain heap, the floor for a binary heap.
+func BenchmarkRegisterAndFire(b *testing.B) {
+	for _, batch := range []int{1 << 10, 1 << 17} {
+		rng := rand.New(rand.NewPCG(1, 2))
+		keys := make([]string, 1000)
+		for i := range keys {
+			keys[i] = fmt.Sprint("key-", i)
+		}
+		type reg struct {
+			ts  int64
+			key string
+		}
+		regs := make([]reg, batch)
+		for i := range regs {
+			regs[i] = reg{ts: rng.Int64N(1 << 40), key: keys[rng.IntN(len(keys))]}
+		}
+
+		b.Run(fmt.Sprintf("batch=%d/service", batch), func(b *testing.B) {
+			s := NewService[string, int]()
+			fired := 0
+			fire := func(Timer[string, int]) error { fired++; return nil }
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				r := regs[i]
+				s.RegisterEventTimeTimer(r.key, 0, r.ts)
+				if i++; i == batch {
+					s.AdvanceWatermark(1<<40, fire)
+					i = 0
+				}
+			}
+			_ = fired
+		})
+		b.Run(fmt.Sprintf("batch=%d/container-heap", batch), func(b *testing.B) {
+			var h plainHeap
+			var seq uint64
+			fired := 0
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				r := regs[i]
+				heap.Push(&h, plainItem{ts: r.ts, seq: seq, key: r.key})
+				seq++
+				if i++; i == batch {
+					for h.Len() > 0 && h[0].ts <= 1<<40 {
+						heap.Pop(&h)
+						fired++
+					}
+					i = 0
+				}
+			}
+			_ = fired
+		})
+	}
+}

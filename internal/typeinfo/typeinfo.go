@@ -1,0 +1,211 @@
+// Package typeinfo is the typed glue between the untyped graph and the
+// generic runtime pieces. The public API creates an Of[T] for every element
+// type it sees (the point where T is known statically); the runtime later
+// calls its methods with untyped values to build fan-outs, chained inputs,
+// record writers and readers of the right type without reflection on the
+// record path.
+package typeinfo
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+
+	"github.com/weir-engine/weir/internal/codec"
+	"github.com/weir-engine/weir/internal/graph"
+	"github.com/weir-engine/weir/internal/keygroup"
+	"github.com/weir-engine/weir/internal/network"
+	"github.com/weir-engine/weir/internal/op"
+)
+
+// Info is what the runtime needs of an element type.
+type Info interface {
+	graph.Type
+	// Err says why the type cannot be serialized, or nil.
+	Err() error
+	// FanOut combines op.Output[T] values into one; none gives a discarding
+	// output.
+	FanOut(outs []any) (any, error)
+	// ChainInput adapts a chained operator, which implements op.Input[T],
+	// into the op.Output[T] of its predecessor. Watermarks go to the
+	// operator when it implements op.WatermarkInput, else to forward.
+	// Errors of the operator pass through attr, which names it.
+	ChainInput(target any, forward func(wm int64) error, attr func(error) error) (any, error)
+	// NewWriter returns an op.Output[T] that is also a network.Writer.
+	NewWriter(ctx context.Context, channels []*network.Channel, p graph.Partitioner, maxParallelism, subtask, bufferSize int) (network.Writer, error)
+	// NewReader returns a reader feeding target, an op.Input[T]; errors of
+	// the operator pass through attr.
+	NewReader(target any, attr func(error) error) (network.Reader, error)
+}
+
+// Of is the Info of T.
+type Of[T any] struct {
+	codec codec.Codec[T]
+	err   error
+	name  string
+}
+
+// New returns the Info of T. A type without codec is fine as long as its
+// values never cross the network: Err reports it, and the job graph check
+// refuses such a type on a non-chained edge.
+func New[T any]() *Of[T] {
+	c, err := codec.For[T]()
+	return &Of[T]{codec: c, err: err, name: reflect.TypeFor[T]().String()}
+}
+
+func (t *Of[T]) String() string { return t.name }
+
+// Err says why T cannot be serialized, or nil.
+func (t *Of[T]) Err() error { return t.err }
+
+// Codec returns T's codec.
+func (t *Of[T]) Codec() codec.Codec[T] { return t.codec }
+
+// FanOut implements Info.
+func (t *Of[T]) FanOut(outs []any) (any, error) {
+	typed := make([]op.Output[T], 0, len(outs))
+	for i, o := range outs {
+		to, ok := o.(op.Output[T])
+		if !ok {
+			return nil, fmt.Errorf("typeinfo: output %d is %T, not an output of %s", i, o, t.name)
+		}
+		typed = append(typed, to)
+	}
+	switch len(typed) {
+	case 0:
+		return discard[T]{}, nil
+	case 1:
+		return typed[0], nil
+	}
+	return fanOut[T](typed), nil
+}
+
+// ChainInput implements Info.
+func (t *Of[T]) ChainInput(target any, forward func(wm int64) error, attr func(error) error) (any, error) {
+	in, ok := target.(op.Input[T])
+	if !ok {
+		return nil, fmt.Errorf("typeinfo: operator %T does not take %s as input", target, t.name)
+	}
+	c := &chained[T]{in: in, watermark: forward, attr: attr}
+	if w, ok := target.(op.WatermarkInput); ok {
+		c.watermark = w.ProcessWatermark
+	}
+	return c, nil
+}
+
+// NewWriter implements Info.
+func (t *Of[T]) NewWriter(ctx context.Context, channels []*network.Channel, p graph.Partitioner, maxParallelism, subtask, bufferSize int) (network.Writer, error) {
+	if t.err != nil {
+		return nil, t.err
+	}
+	sel, err := selector[T](p, len(channels), maxParallelism, subtask)
+	if err != nil {
+		return nil, err
+	}
+	return network.NewRecordWriter(ctx, channels, t.codec, sel, bufferSize), nil
+}
+
+// NewReader implements Info.
+func (t *Of[T]) NewReader(target any, attr func(error) error) (network.Reader, error) {
+	if t.err != nil {
+		return nil, t.err
+	}
+	in, ok := target.(op.Input[T])
+	if !ok {
+		return nil, fmt.Errorf("typeinfo: operator %T does not take %s as input", target, t.name)
+	}
+	return network.NewRecordReader(t.codec, &chained[T]{in: in, attr: attr}), nil
+}
+
+func selector[T any](p graph.Partitioner, n, maxParallelism, subtask int) (network.Selector[T], error) {
+	switch p.Kind {
+	case graph.Forward, graph.Global:
+		return func(T) int { return 0 }, nil
+	case graph.Broadcast:
+		return func(T) int { return network.Broadcast }, nil
+	case graph.Rebalance, graph.Rescale:
+		next := subtask % n
+		return func(T) int {
+			i := next
+			if next++; next == n {
+				next = 0
+			}
+			return i
+		}, nil
+	case graph.Hash:
+		hash, ok := p.KeyHash.(func(T) uint32)
+		if !ok {
+			return nil, fmt.Errorf("typeinfo: key hash %T does not hash %s", p.KeyHash, reflect.TypeFor[T]())
+		}
+		return func(v T) int {
+			return keygroup.OperatorIndex(maxParallelism, n, keygroup.Of(hash(v), maxParallelism))
+		}, nil
+	}
+	return nil, fmt.Errorf("typeinfo: unsupported partitioner %v", p.Kind)
+}
+
+type fanOut[T any] []op.Output[T]
+
+func (f fanOut[T]) Collect(ts int64, v T) error {
+	for _, o := range f {
+		if err := o.Collect(ts, v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (f fanOut[T]) EmitWatermark(wm int64) error {
+	for _, o := range f {
+		if err := o.EmitWatermark(wm); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+type discard[T any] struct{}
+
+func (discard[T]) Collect(int64, T) error    { return nil }
+func (discard[T]) EmitWatermark(int64) error { return nil }
+
+// chained feeds an operator's input and names the operator in its errors.
+type chained[T any] struct {
+	in        op.Input[T]
+	watermark func(int64) error
+	attr      func(error) error
+}
+
+func (c *chained[T]) Collect(ts int64, v T) error {
+	if err := c.in.ProcessElement(ts, v); err != nil {
+		return c.attr(err)
+	}
+	return nil
+}
+
+// ProcessElement lets a reader feed the adapter as an op.Input.
+func (c *chained[T]) ProcessElement(ts int64, v T) error { return c.Collect(ts, v) }
+
+func (c *chained[T]) EmitWatermark(wm int64) error {
+	if err := c.watermark(wm); err != nil {
+		return c.attr(err)
+	}
+	return nil
+}
+
+// CheckEdges reports the first edge of jg whose element type cannot cross
+// the network, naming both operators.
+func CheckEdges(jg *graph.JobGraph) error {
+	for _, e := range jg.Edges {
+		se := e.StreamEdge
+		info, ok := se.Type.(Info)
+		if !ok {
+			return fmt.Errorf("typeinfo: edge %v -> %v has no runtime type info", se.Source, se.Target)
+		}
+		if err := info.Err(); err != nil {
+			return fmt.Errorf("the records from %v to %v cross the network, but their type %v cannot be serialized: %w",
+				se.Source, se.Target, info, err)
+		}
+	}
+	return nil
+}

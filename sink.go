@@ -1,0 +1,237 @@
+package weir
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sync"
+
+	"github.com/weir-engine/weir/internal/graph"
+	"github.com/weir-engine/weir/internal/op"
+	"github.com/weir-engine/weir/internal/typeinfo"
+)
+
+// DataStreamSink is the handle of a sink, to name and size it.
+type DataStreamSink struct {
+	s DataStream[struct{}]
+}
+
+// Name sets the sink's display name.
+func (k DataStreamSink) Name(name string) DataStreamSink { k.s.Name(name); return k }
+
+// UID sets the sink's stable id.
+func (k DataStreamSink) UID(uid string) DataStreamSink { k.s.UID(uid); return k }
+
+// SetParallelism sets the number of sink subtasks.
+func (k DataStreamSink) SetParallelism(n int) DataStreamSink { k.s.SetParallelism(n); return k }
+
+// DisableChaining runs the sink in a task of its own.
+func (k DataStreamSink) DisableChaining() DataStreamSink { k.s.DisableChaining(); return k }
+
+// SinkFunction writes elements somewhere; it may implement Opener,
+// Finisher (flush there) and Closer.
+type SinkFunction[T any] interface {
+	Invoke(v T) error
+}
+
+type sinkFunc[T any] func(T) error
+
+func (f sinkFunc[T]) Invoke(v T) error { return f(v) }
+
+// AddSink ends the stream in f.
+func AddSink[T any](s DataStream[T], f func(T) error) DataStreamSink {
+	if f == nil {
+		return DataStreamSink{invalid[struct{}](s.env, fmt.Errorf("weir: AddSink: nil function"))}
+	}
+	return AddSinkWith[T](s, sinkFunc[T](f))
+}
+
+// AddSinkWith ends the stream in fn.
+func AddSinkWith[T any](s DataStream[T], fn SinkFunction[T]) DataStreamSink {
+	if err := checkFn(s, "AddSink", fn); err != nil {
+		return DataStreamSink{invalid[struct{}](s.env, err)}
+	}
+	acc := s.env.accumulators
+	return addSink(s, "Sink", func(any) (any, error) {
+		return &sinkOp[T]{fn: fn, udfOperator: udfOperator{udf{fn, acc}}}, nil
+	})
+}
+
+func addSink[T any](s DataStream[T], name string, factory graph.Factory) DataStreamSink {
+	return DataStreamSink{derive[struct{}](s.env, &graph.Transformation{
+		Kind: graph.KindOperator, Name: name, Inputs: []*graph.Transformation{s.t},
+		OutType: typeinfo.New[struct{}](), Factory: factory,
+	})}
+}
+
+type sinkOp[T any] struct {
+	udfOperator
+	fn SinkFunction[T]
+}
+
+func (k *sinkOp[T]) ProcessElement(_ int64, v T) error { return k.fn.Invoke(v) }
+
+// Print writes every element on a line of the Env's standard output, with
+// the subtask number as prefix ("2> ") when the sink runs in parallel.
+func Print[T any](s DataStream[T]) DataStreamSink {
+	if !s.ok() {
+		return DataStreamSink{invalid[struct{}](s.env, errors.New("weir: Print on an invalid stream"))}
+	}
+	w := &lockedWriter{w: s.env.opts.Stdout}
+	return addSink(s, "Print", func(any) (any, error) { return &printOp[T]{w: w}, nil })
+}
+
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+type printOp[T any] struct {
+	op.Base
+	w      *lockedWriter
+	prefix string
+}
+
+func (p *printOp[T]) Open(ctx *op.Context) error {
+	if ctx.Parallelism > 1 {
+		p.prefix = fmt.Sprintf("%d> ", ctx.SubtaskIndex+1)
+	}
+	return nil
+}
+
+func (p *printOp[T]) ProcessElement(_ int64, v T) error {
+	p.w.mu.Lock()
+	defer p.w.mu.Unlock()
+	_, err := fmt.Fprintf(p.w.w, "%s%v\n", p.prefix, v)
+	return err
+}
+
+// WriteText writes format(v) as a line per element into files under dir:
+// part-<subtask>, one per sink subtask. Files are flushed and synced at
+// Finish. (This sink is at-least-once; the exactly-once file sink comes
+// with checkpoints.)
+func WriteText[T any](s DataStream[T], dir string, format func(T) string) DataStreamSink {
+	switch {
+	case format == nil:
+		return DataStreamSink{invalid[struct{}](s.env, errors.New("weir: WriteText: nil format function"))}
+	case dir == "":
+		return DataStreamSink{invalid[struct{}](s.env, errors.New("weir: WriteText: empty directory"))}
+	case !s.ok():
+		return DataStreamSink{invalid[struct{}](s.env, errors.New("weir: WriteText on an invalid stream"))}
+	}
+	return addSink(s, "WriteText", func(any) (any, error) {
+		return &textSink[T]{dir: dir, format: format}, nil
+	})
+}
+
+type textSink[T any] struct {
+	op.Base
+	dir    string
+	format func(T) string
+	f      *os.File
+	w      *bufio.Writer
+}
+
+func (k *textSink[T]) Open(ctx *op.Context) error {
+	if err := os.MkdirAll(k.dir, 0o755); err != nil {
+		return err
+	}
+	f, err := os.Create(filepath.Join(k.dir, fmt.Sprintf("part-%d", ctx.SubtaskIndex)))
+	if err != nil {
+		return err
+	}
+	k.f, k.w = f, bufio.NewWriterSize(f, 64<<10)
+	return nil
+}
+
+func (k *textSink[T]) ProcessElement(_ int64, v T) error {
+	k.w.WriteString(k.format(v))
+	return k.w.WriteByte('\n')
+}
+
+func (k *textSink[T]) Finish() error {
+	if err := k.w.Flush(); err != nil {
+		return fmt.Errorf("write %s: %w", k.f.Name(), err)
+	}
+	if err := k.f.Sync(); err != nil {
+		return fmt.Errorf("sync %s: %w", k.f.Name(), err)
+	}
+	return nil
+}
+
+func (k *textSink[T]) Close() error {
+	if k.f == nil {
+		return nil
+	}
+	return k.f.Close()
+}
+
+// errCollected is the cause with which CollectN stops a job once it has
+// its elements.
+var errCollected = errors.New("weir: collected enough elements")
+
+// Collect runs the program and returns the elements of s. The stream must
+// be bounded, or ctx must end the job. Elements arrive in the order a
+// single collecting subtask receives them.
+func Collect[T any](ctx context.Context, s DataStream[T]) ([]T, error) {
+	return collect(ctx, s, -1)
+}
+
+// CollectN runs the program until s produced n elements (or ended), then
+// cancels the job and returns them: for unbounded streams.
+func CollectN[T any](ctx context.Context, s DataStream[T], n int) ([]T, error) {
+	if n < 0 {
+		return nil, fmt.Errorf("weir: CollectN: negative limit %d", n)
+	}
+	return collect(ctx, s, n)
+}
+
+func collect[T any](ctx context.Context, s DataStream[T], limit int) ([]T, error) {
+	if !s.ok() {
+		if s.env != nil && s.env.err != nil {
+			return nil, s.env.err
+		}
+		return nil, errors.New("weir: Collect on an invalid stream")
+	}
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	buf := &collectBuffer[T]{limit: limit, done: func() { cancel(errCollected) }}
+	sink := addSink(s, "Collect", func(any) (any, error) { return &collectOp[T]{buf: buf}, nil })
+	sink.SetParallelism(1)
+	if limit == 0 {
+		return nil, nil
+	}
+	_, err := s.env.Execute(ctx, "collect")
+	if err != nil && !errors.Is(context.Cause(ctx), errCollected) {
+		return buf.items, err
+	}
+	return buf.items, nil
+}
+
+type collectBuffer[T any] struct {
+	items []T
+	limit int
+	done  func()
+}
+
+// collectOp runs in the one collecting subtask, so it needs no lock; the
+// caller reads the buffer after the job ended.
+type collectOp[T any] struct {
+	op.Base
+	buf *collectBuffer[T]
+}
+
+func (c *collectOp[T]) ProcessElement(_ int64, v T) error {
+	if c.buf.limit >= 0 && len(c.buf.items) >= c.buf.limit {
+		return nil
+	}
+	c.buf.items = append(c.buf.items, v)
+	if len(c.buf.items) == c.buf.limit {
+		c.buf.done()
+	}
+	return nil
+}

@@ -1,0 +1,68 @@
+package weir
+
+import (
+	"iter"
+
+	"github.com/weir-engine/weir/internal/state"
+)
+
+// ValueState is one value per key. Accesses are for the key of the element
+// or timer being processed.
+type ValueState[V any] interface {
+	// Value returns the value and whether there is one.
+	Value() (V, bool)
+	Update(v V)
+	Clear()
+}
+
+// ListState is a list per key.
+type ListState[V any] interface {
+	// Get returns the list; it is a read-only view valid until the next
+	// write.
+	Get() []V
+	Add(v V)
+	AddAll(vs []V)
+	Update(vs []V)
+	Clear()
+}
+
+// MapState is a map per key.
+type MapState[UK comparable, UV any] interface {
+	Get(k UK) (UV, bool)
+	Put(k UK, v UV)
+	Remove(k UK)
+	Contains(k UK) bool
+	All() iter.Seq2[UK, UV]
+	Keys() iter.Seq[UK]
+	IsEmpty() bool
+	Clear()
+}
+
+// KeyedRuntimeContext is the RuntimeContext of a function on a keyed
+// stream; keyed state is registered through it, usually in Open.
+type KeyedRuntimeContext[K comparable] struct {
+	*RuntimeContext
+	backend *state.KeyedBackend[K]
+}
+
+// KeyedOpener is implemented by keyed functions that register state: Open
+// is called before the first element with the keyed runtime context.
+type KeyedOpener[K comparable] interface {
+	Open(rc *KeyedRuntimeContext[K]) error
+}
+
+// GetValueState returns the value state called name, registering it on
+// first use. Registering the same name with another type is an error.
+func GetValueState[V any, K comparable](rc *KeyedRuntimeContext[K], name string) (ValueState[V], error) {
+	return state.Value[K, V](rc.backend, name)
+}
+
+// GetListState returns the list state called name.
+func GetListState[V any, K comparable](rc *KeyedRuntimeContext[K], name string) (ListState[V], error) {
+	return state.List[K, V](rc.backend, name)
+}
+
+// GetMapState returns the map state called name.
+func GetMapState[UK comparable, UV any, K comparable](rc *KeyedRuntimeContext[K], name string) (MapState[UK, UV], error) {
+	return state.Map[K, UK, UV](rc.backend, name)
+}

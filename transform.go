@@ -1,0 +1,158 @@
+package weir
+
+import (
+	"fmt"
+	"reflect"
+
+	"github.com/weir-engine/weir/internal/op"
+)
+
+// Map applies f to every element.
+func Map[T, R any](s DataStream[T], f func(T) (R, error)) DataStream[R] {
+	if f == nil {
+		return invalid[R](s.env, fmt.Errorf("weir: Map: nil function"))
+	}
+	return MapWith[T, R](s, mapFunc[T, R](f))
+}
+
+// MapWith applies fn, which may implement Opener, Finisher and Closer.
+func MapWith[T, R any](s DataStream[T], fn MapFunction[T, R]) DataStream[R] {
+	if err := checkFn(s, "Map", fn); err != nil {
+		return invalid[R](s.env, err)
+	}
+	acc := s.env.accumulators
+	return newOperator[T, R](s, "Map", func(out any) (any, error) {
+		return &mapOp[T, R]{fn: fn, out: out.(op.Output[R]), udfOperator: udfOperator{udf{fn, acc}}}, nil
+	})
+}
+
+// FlatMap applies f to every element; f emits any number of results.
+func FlatMap[T, R any](s DataStream[T], f func(T, Collector[R]) error) DataStream[R] {
+	if f == nil {
+		return invalid[R](s.env, fmt.Errorf("weir: FlatMap: nil function"))
+	}
+	return FlatMapWith[T, R](s, flatMapFunc[T, R](f))
+}
+
+// FlatMapWith applies fn, which may implement the lifecycle hooks.
+func FlatMapWith[T, R any](s DataStream[T], fn FlatMapFunction[T, R]) DataStream[R] {
+	if err := checkFn(s, "FlatMap", fn); err != nil {
+		return invalid[R](s.env, err)
+	}
+	acc := s.env.accumulators
+	return newOperator[T, R](s, "FlatMap", func(out any) (any, error) {
+		return &flatMapOp[T, R]{fn: fn, out: collector[R]{out: out.(op.Output[R])}, udfOperator: udfOperator{udf{fn, acc}}}, nil
+	})
+}
+
+// Filter keeps the elements for which f returns true.
+func Filter[T any](s DataStream[T], f func(T) (bool, error)) DataStream[T] {
+	if f == nil {
+		return invalid[T](s.env, fmt.Errorf("weir: Filter: nil function"))
+	}
+	return FilterWith[T](s, filterFunc[T](f))
+}
+
+// FilterWith keeps the elements fn accepts; fn may implement the hooks.
+func FilterWith[T any](s DataStream[T], fn FilterFunction[T]) DataStream[T] {
+	if err := checkFn(s, "Filter", fn); err != nil {
+		return invalid[T](s.env, err)
+	}
+	acc := s.env.accumulators
+	return newOperator[T, T](s, "Filter", func(out any) (any, error) {
+		return &filterOp[T]{fn: fn, out: out.(op.Output[T]), udfOperator: udfOperator{udf{fn, acc}}}, nil
+	})
+}
+
+// checkFn validates the stream and the function of an operation.
+func checkFn[T any](s DataStream[T], what string, fn any) error {
+	if !s.ok() {
+		return fmt.Errorf("weir: %s on an invalid stream", what)
+	}
+	if isNil(fn) {
+		return fmt.Errorf("weir: %s: nil function", what)
+	}
+	return nil
+}
+
+func isNil(v any) bool {
+	if v == nil {
+		return true
+	}
+	switch rv := reflect.ValueOf(v); rv.Kind() {
+	case reflect.Pointer, reflect.Func, reflect.Map, reflect.Slice, reflect.Interface, reflect.Chan:
+		return rv.IsNil()
+	}
+	return false
+}
+
+// udfOperator gives an operator the lifecycle of its user function; the
+// operators embed it.
+type udfOperator struct{ udf udf }
+
+func (u *udfOperator) Open(ctx *op.Context) error { return u.udf.open(ctx) }
+func (u *udfOperator) Finish() error              { return u.udf.finish() }
+func (u *udfOperator) Close() error               { return u.udf.close() }
+
+type mapOp[T, R any] struct {
+	fn  MapFunction[T, R]
+	out op.Output[R]
+	udfOperator
+}
+
+func (m *mapOp[T, R]) ProcessElement(ts int64, v T) error {
+	r, err := m.fn.Map(v)
+	if err != nil {
+		return err
+	}
+	return m.out.Collect(ts, r)
+}
+
+type filterOp[T any] struct {
+	fn  FilterFunction[T]
+	out op.Output[T]
+	udfOperator
+}
+
+func (f *filterOp[T]) ProcessElement(ts int64, v T) error {
+	keep, err := f.fn.Filter(v)
+	if err != nil || !keep {
+		return err
+	}
+	return f.out.Collect(ts, v)
+}
+
+type flatMapOp[T, R any] struct {
+	fn  FlatMapFunction[T, R]
+	out collector[R]
+	udfOperator
+}
+
+func (f *flatMapOp[T, R]) ProcessElement(ts int64, v T) error {
+	f.out.ts = ts
+	if err := f.fn.FlatMap(v, &f.out); err != nil {
+		return err
+	}
+	return f.out.takeErr()
+}
+
+// collector adapts an op.Output to the user's Collector. Collect cannot
+// return an error, so the first downstream error is kept and reported
+// after the user function returns; later elements are dropped.
+type collector[T any] struct {
+	out op.Output[T]
+	ts  int64
+	err error
+}
+
+func (c *collector[T]) Collect(v T) {
+	if c.err == nil {
+		c.err = c.out.Collect(c.ts, v)
+	}
+}
+
+func (c *collector[T]) takeErr() error {
+	err := c.err
+	c.err = nil
+	return err
+}

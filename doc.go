@@ -17,6 +17,11 @@
 // (Open before the first record; Finish once input ended, while output is
 // still possible; Close always, also after a failure, never emitting).
 //
+// Each subtask gets its own shallow copy of a function value that is a
+// pointer to a struct, as each Flink subtask deserializes its own instance:
+// fields set in Open (state handles) belong to one subtask, while pointers,
+// maps and channels set before the job started are shared by all.
+//
 // Mistakes in building a program (a nil function, a key type that cannot be
 // hashed, a parallelism above the max parallelism) never panic: the Env
 // records the first one, Err reports it, and Execute returns it before

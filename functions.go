@@ -2,6 +2,7 @@ package weir
 
 import (
 	"log/slog"
+	"reflect"
 	"sync"
 	"sync/atomic"
 
@@ -154,3 +155,23 @@ func (f mapFunc[T, R]) Map(v T) (R, error)                      { return f(v) }
 func (f flatMapFunc[T, R]) FlatMap(v T, out Collector[R]) error { return f(v, out) }
 func (f filterFunc[T]) Filter(v T) (bool, error)                { return f(v) }
 func (f reduceFunc[T]) Reduce(a, b T) (T, error)                { return f(a, b) }
+
+// instance returns the function value a subtask uses. Flink gives every
+// subtask its own deserialized copy of a function; Weir does the same for a
+// function that is a pointer to a struct: each subtask gets a shallow copy,
+// so fields set in Open (state handles, buffers) belong to one subtask,
+// while pointers, maps and channels set before the job started are shared.
+// Other values (funcs, non-pointer structs) are used as they are.
+func instance[F any](fn F) F {
+	v := reflect.ValueOf(fn)
+	if v.Kind() != reflect.Pointer || v.IsNil() || v.Elem().Kind() != reflect.Struct {
+		return fn
+	}
+	c := reflect.New(v.Elem().Type())
+	c.Elem().Set(v.Elem())
+	out, ok := c.Interface().(F)
+	if !ok {
+		return fn
+	}
+	return out
+}

@@ -3,3 +3,12 @@ module github.com/weir-engine/weir
 go 1.26.0
 
 require pgregory.net/rapid v1.3.0
+
+require (
+	github.com/cockroachdb/datadriven v1.0.3 // indirect
+	github.com/inconshreveable/mousetrap v1.1.0 // indirect
+	github.com/pmezard/go-difflib v1.0.0 // indirect
+	github.com/spf13/cobra v1.10.2 // indirect
+	github.com/spf13/pflag v1.0.9 // indirect
+	go.uber.org/goleak v1.3.0 // indirect
+)

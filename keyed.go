@@ -64,6 +64,7 @@ func ReduceWith[K comparable, T any](ks KeyedStream[K, T], fn ReduceFunction[T])
 	}
 	acc := ks.env.accumulators
 	return newKeyedOperator[K, T, T](ks, "Reduce", func(out any) (any, error) {
+		fn := instance(fn)
 		r := &reduceOp[K, T]{fn: fn, key: ks.key, out: out.(op.Output[T]), udfOperator: udfOperator{udf{fn, acc}}}
 		r.hash = ks.hash
 		return r, nil

@@ -137,6 +137,7 @@ func Process[K comparable, T, R any](ks KeyedStream[K, T], fn KeyedProcessFuncti
 	}
 	acc := ks.env.accumulators
 	return newKeyedOperator[K, T, R](ks, "KeyedProcess", func(out any) (any, error) {
+		fn := instance(fn)
 		p := &processOp[K, R]{out: out.(op.Output[R]), fn: fn, acc: acc}
 		p.hash = ks.hash
 		return &processInput[K, T, R]{processOp: p, fn: fn, key: ks.key}, nil

@@ -57,6 +57,7 @@ func AddSinkWith[T any](s DataStream[T], fn SinkFunction[T]) DataStreamSink {
 	}
 	acc := s.env.accumulators
 	return addSink(s, "Sink", func(any) (any, error) {
+		fn := instance(fn)
 		return &sinkOp[T]{fn: fn, udfOperator: udfOperator{udf{fn, acc}}}, nil
 	})
 }

@@ -22,6 +22,7 @@ func MapWith[T, R any](s DataStream[T], fn MapFunction[T, R]) DataStream[R] {
 	}
 	acc := s.env.accumulators
 	return newOperator[T, R](s, "Map", func(out any) (any, error) {
+		fn := instance(fn)
 		return &mapOp[T, R]{fn: fn, out: out.(op.Output[R]), udfOperator: udfOperator{udf{fn, acc}}}, nil
 	})
 }
@@ -41,6 +42,7 @@ func FlatMapWith[T, R any](s DataStream[T], fn FlatMapFunction[T, R]) DataStream
 	}
 	acc := s.env.accumulators
 	return newOperator[T, R](s, "FlatMap", func(out any) (any, error) {
+		fn := instance(fn)
 		return &flatMapOp[T, R]{fn: fn, out: collector[R]{out: out.(op.Output[R])}, udfOperator: udfOperator{udf{fn, acc}}}, nil
 	})
 }
@@ -60,6 +62,7 @@ func FilterWith[T any](s DataStream[T], fn FilterFunction[T]) DataStream[T] {
 	}
 	acc := s.env.accumulators
 	return newOperator[T, T](s, "Filter", func(out any) (any, error) {
+		fn := instance(fn)
 		return &filterOp[T]{fn: fn, out: out.(op.Output[T]), udfOperator: udfOperator{udf{fn, acc}}}, nil
 	})
 }

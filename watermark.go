@@ -19,6 +19,10 @@ type WatermarkStrategy[T any] struct {
 	// Interval is how often the watermark is emitted, in processing time
 	// (default 200ms, Flink's auto-watermark interval).
 	Interval time.Duration
+	// PerElement emits the watermark after every element that advances it
+	// (Flink's punctuated generator) instead of periodically: exact but
+	// costly, for low rates and tests.
+	PerElement bool
 }
 
 // BoundedOutOfOrderness is the strategy for elements at most maxDelay out of
@@ -63,7 +67,9 @@ type watermarkOp[T any] struct {
 
 func (w *watermarkOp[T]) Open(ctx *op.Context) error {
 	w.ctx = ctx
-	w.schedule()
+	if !w.strategy.PerElement {
+		w.schedule()
+	}
 	return nil
 }
 
@@ -77,6 +83,8 @@ func (w *watermarkOp[T]) schedule() {
 	})
 }
 
+// emitPeriodic emits the watermark the largest timestamp allows, if it
+// advanced.
 func (w *watermarkOp[T]) emitPeriodic() error {
 	if w.maxTS == op.MinWatermark {
 		return nil
@@ -92,7 +100,13 @@ func (w *watermarkOp[T]) emitPeriodic() error {
 func (w *watermarkOp[T]) ProcessElement(_ int64, v T) error {
 	ts := w.strategy.Timestamp(v)
 	w.maxTS = max(w.maxTS, ts)
-	return w.out.Collect(ts, v)
+	if err := w.out.Collect(ts, v); err != nil {
+		return err
+	}
+	if w.strategy.PerElement {
+		return w.emitPeriodic()
+	}
+	return nil
 }
 
 func (w *watermarkOp[T]) ProcessWatermark(wm int64) error {

@@ -177,7 +177,13 @@ func (t *Task) setup() error {
 
 // loop runs the mailbox loop until done reports true.
 func (t *Task) loop(done func() bool) error {
+	cancelled := t.ctx.Done()
 	for {
+		select {
+		case <-cancelled:
+			return t.ctx.Err()
+		default:
+		}
 		if err := t.mail.runAll(); err != nil {
 			return err
 		}
@@ -197,7 +203,7 @@ func (t *Task) loop(done func() bool) error {
 		select {
 		case <-t.mail.signal:
 		case <-t.available():
-		case <-t.ctx.Done():
+		case <-cancelled:
 			return t.ctx.Err()
 		}
 	}

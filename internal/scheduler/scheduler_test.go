@@ -1,0 +1,80 @@
+package scheduler_test
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/cockroachdb/datadriven"
+	"github.com/weir-engine/weir/internal/scheduler"
+	"github.com/weir-engine/weir/internal/scheduler/slots"
+)
+
+// TestScheduler runs the scripts in testdata: each command steps the state
+// machine and prints the actions it decided and the job status.
+//
+//	new 0=2 1=1             vertices with their parallelism
+//	start tm-a=2 tm-b=1     free slots per TaskManager
+//	task 0/1 RUNNING [err]  a subtask's state report
+//	cancel
+func TestScheduler(t *testing.T) {
+	datadriven.Walk(t, "testdata", func(t *testing.T, path string) {
+		var s *scheduler.Scheduler
+		datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
+			switch d.Cmd {
+			case "new":
+				var reqs []slots.Request
+				for _, a := range d.CmdArgs {
+					v, _ := strconv.Atoi(a.Key)
+					p, _ := strconv.Atoi(a.Vals[0])
+					reqs = append(reqs, slots.Request{Vertex: v, Parallelism: p})
+				}
+				s = scheduler.New(reqs)
+			case "start":
+				var free []slots.ID
+				for _, a := range d.CmdArgs {
+					n, _ := strconv.Atoi(a.Vals[0])
+					for i := 0; i < n; i++ {
+						free = append(free, slots.ID{TaskManager: a.Key, Index: i})
+					}
+				}
+				s.Step(scheduler.Start{Free: free})
+			case "task":
+				var v, st int
+				fmt.Sscanf(d.CmdArgs[0].Key, "%d/%d", &v, &st)
+				ev := scheduler.TaskState{ID: scheduler.ExecutionID{Vertex: v, Subtask: st}, State: scheduler.ExecutionState(d.CmdArgs[1].Key)}
+				if len(d.CmdArgs) > 2 {
+					ev.Err = errors.New(d.CmdArgs[2].Key)
+				}
+				s.Step(ev)
+			case "cancel":
+				s.Step(scheduler.Cancel{})
+			default:
+				d.Fatalf(t, "unknown command %s", d.Cmd)
+			}
+			return render(s)
+		})
+	})
+}
+
+func render(s *scheduler.Scheduler) string {
+	var b strings.Builder
+	for _, a := range s.Ready() {
+		switch a := a.(type) {
+		case scheduler.Deploy:
+			var parts []string
+			for _, as := range a.Plan.Assignments {
+				parts = append(parts, fmt.Sprintf("%d/%d@%v", as.Vertex, as.Subtask, as.Slot))
+			}
+			fmt.Fprintf(&b, "deploy %s\n", strings.Join(parts, " "))
+		case scheduler.CancelTasks:
+			fmt.Fprintf(&b, "cancel %v\n", a.IDs)
+		case scheduler.Terminated:
+			fmt.Fprintf(&b, "terminated %s err=%v\n", a.Status, a.Err)
+		}
+	}
+	fmt.Fprintf(&b, "status %s\n", s.Status())
+	return b.String()
+}

@@ -65,7 +65,7 @@ func ReduceWith[K comparable, T any](ks KeyedStream[K, T], fn ReduceFunction[T])
 	acc := ks.env.accumulators
 	return newKeyedOperator[K, T, T](ks, "Reduce", func(out any) (any, error) {
 		fn := instance(fn)
-		r := &reduceOp[K, T]{fn: fn, key: ks.key, out: out.(op.Output[T]), udfOperator: udfOperator{udf{fn, acc}}}
+		r := &reduceOp[K, T]{fn: fn.Reduce, key: ks.key, out: out.(op.Output[T]), udfOperator: udfOperator{udf{fn, acc}}}
 		r.hash = ks.hash
 		return r, nil
 	})
@@ -74,7 +74,7 @@ func ReduceWith[K comparable, T any](ks KeyedStream[K, T], fn ReduceFunction[T])
 type reduceOp[K comparable, T any] struct {
 	udfOperator
 	keyedBase[K, struct{}]
-	fn    ReduceFunction[T]
+	fn    func(a, b T) (T, error)
 	key   func(T) K
 	out   op.Output[T]
 	state *state.ValueState[K, T]
@@ -93,7 +93,7 @@ func (r *reduceOp[K, T]) ProcessElement(ts int64, v T) error {
 	r.setKey(r.key(v))
 	if cur, ok := r.state.Value(); ok {
 		var err error
-		if v, err = r.fn.Reduce(cur, v); err != nil {
+		if v, err = r.fn(cur, v); err != nil {
 			return err
 		}
 	}

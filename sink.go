@@ -58,7 +58,7 @@ func AddSinkWith[T any](s DataStream[T], fn SinkFunction[T]) DataStreamSink {
 	acc := s.env.accumulators
 	return addSink(s, "Sink", func(any) (any, error) {
 		fn := instance(fn)
-		return &sinkOp[T]{fn: fn, udfOperator: udfOperator{udf{fn, acc}}}, nil
+		return &sinkOp[T]{fn: fn.Invoke, udfOperator: udfOperator{udf{fn, acc}}}, nil
 	})
 }
 
@@ -71,10 +71,10 @@ func addSink[T any](s DataStream[T], name string, factory graph.Factory) DataStr
 
 type sinkOp[T any] struct {
 	udfOperator
-	fn SinkFunction[T]
+	fn func(T) error
 }
 
-func (k *sinkOp[T]) ProcessElement(_ int64, v T) error { return k.fn.Invoke(v) }
+func (k *sinkOp[T]) ProcessElement(_ int64, v T) error { return k.fn(v) }
 
 // Print writes every element on a line of the Env's standard output, with
 // the subtask number as prefix ("2> ") when the sink runs in parallel.

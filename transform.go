@@ -9,62 +9,96 @@ import (
 
 // Map applies f to every element.
 func Map[T, R any](s DataStream[T], f func(T) (R, error)) DataStream[R] {
-	if f == nil {
-		return invalid[R](s.env, fmt.Errorf("weir: Map: nil function"))
-	}
-	return MapWith[T, R](s, mapFunc[T, R](f))
+	return mapOperator[T, R](s, f, nil)
 }
 
 // MapWith applies fn, which may implement Opener, Finisher and Closer.
 func MapWith[T, R any](s DataStream[T], fn MapFunction[T, R]) DataStream[R] {
-	if err := checkFn(s, "Map", fn); err != nil {
+	if isNil(fn) {
+		return invalid[R](s.env, fmt.Errorf("weir: Map: nil function"))
+	}
+	return mapOperator[T, R](s, nil, fn)
+}
+
+// mapOperator records a map of either a func f or a function value fn.
+func mapOperator[T, R any](s DataStream[T], f func(T) (R, error), fn MapFunction[T, R]) DataStream[R] {
+	if err := checkFn(s, "Map", funcOr(f, fn)); err != nil {
 		return invalid[R](s.env, err)
 	}
 	acc := s.env.accumulators
 	return newOperator[T, R](s, "Map", func(out any) (any, error) {
-		fn := instance(fn)
-		return &mapOp[T, R]{fn: fn, out: out.(op.Output[R]), udfOperator: udfOperator{udf{fn, acc}}}, nil
+		m := &mapOp[T, R]{fn: f, out: out.(op.Output[R])}
+		if fn != nil {
+			fn := instance(fn)
+			m.fn, m.udf = fn.Map, udf{fn, acc}
+		}
+		return m, nil
 	})
 }
 
 // FlatMap applies f to every element; f emits any number of results.
 func FlatMap[T, R any](s DataStream[T], f func(T, Collector[R]) error) DataStream[R] {
-	if f == nil {
-		return invalid[R](s.env, fmt.Errorf("weir: FlatMap: nil function"))
-	}
-	return FlatMapWith[T, R](s, flatMapFunc[T, R](f))
+	return flatMapOperator[T, R](s, f, nil)
 }
 
 // FlatMapWith applies fn, which may implement the lifecycle hooks.
 func FlatMapWith[T, R any](s DataStream[T], fn FlatMapFunction[T, R]) DataStream[R] {
-	if err := checkFn(s, "FlatMap", fn); err != nil {
+	if isNil(fn) {
+		return invalid[R](s.env, fmt.Errorf("weir: FlatMap: nil function"))
+	}
+	return flatMapOperator[T, R](s, nil, fn)
+}
+
+func flatMapOperator[T, R any](s DataStream[T], f func(T, Collector[R]) error, fn FlatMapFunction[T, R]) DataStream[R] {
+	if err := checkFn(s, "FlatMap", funcOr(f, fn)); err != nil {
 		return invalid[R](s.env, err)
 	}
 	acc := s.env.accumulators
 	return newOperator[T, R](s, "FlatMap", func(out any) (any, error) {
-		fn := instance(fn)
-		return &flatMapOp[T, R]{fn: fn, out: collector[R]{out: out.(op.Output[R])}, udfOperator: udfOperator{udf{fn, acc}}}, nil
+		m := &flatMapOp[T, R]{fn: f, out: collector[R]{out: out.(op.Output[R])}}
+		if fn != nil {
+			fn := instance(fn)
+			m.fn, m.udf = fn.FlatMap, udf{fn, acc}
+		}
+		return m, nil
 	})
 }
 
 // Filter keeps the elements for which f returns true.
 func Filter[T any](s DataStream[T], f func(T) (bool, error)) DataStream[T] {
-	if f == nil {
-		return invalid[T](s.env, fmt.Errorf("weir: Filter: nil function"))
-	}
-	return FilterWith[T](s, filterFunc[T](f))
+	return filterOperator[T](s, f, nil)
 }
 
 // FilterWith keeps the elements fn accepts; fn may implement the hooks.
 func FilterWith[T any](s DataStream[T], fn FilterFunction[T]) DataStream[T] {
-	if err := checkFn(s, "Filter", fn); err != nil {
+	if isNil(fn) {
+		return invalid[T](s.env, fmt.Errorf("weir: Filter: nil function"))
+	}
+	return filterOperator[T](s, nil, fn)
+}
+
+func filterOperator[T any](s DataStream[T], f func(T) (bool, error), fn FilterFunction[T]) DataStream[T] {
+	if err := checkFn(s, "Filter", funcOr(f, fn)); err != nil {
 		return invalid[T](s.env, err)
 	}
 	acc := s.env.accumulators
 	return newOperator[T, T](s, "Filter", func(out any) (any, error) {
-		fn := instance(fn)
-		return &filterOp[T]{fn: fn, out: out.(op.Output[T]), udfOperator: udfOperator{udf{fn, acc}}}, nil
+		m := &filterOp[T]{fn: f, out: out.(op.Output[T])}
+		if fn != nil {
+			fn := instance(fn)
+			m.fn, m.udf = fn.Filter, udf{fn, acc}
+		}
+		return m, nil
 	})
+}
+
+// funcOr returns the function value when set, else the func, for nil
+// checks.
+func funcOr[F any](f F, fn any) any {
+	if fn != nil {
+		return fn
+	}
+	return f
 }
 
 // checkFn validates the stream and the function of an operation.
@@ -89,22 +123,27 @@ func isNil(v any) bool {
 	return false
 }
 
-// udfOperator gives an operator the lifecycle of its user function; the
-// operators embed it.
+// udfOperator gives an operator the lifecycle of its user function (none
+// for a plain func); the operators embed it.
 type udfOperator struct{ udf udf }
 
 func (u *udfOperator) Open(ctx *op.Context) error { return u.udf.open(ctx) }
 func (u *udfOperator) Finish() error              { return u.udf.finish() }
 func (u *udfOperator) Close() error               { return u.udf.close() }
 
+// The operators hold the user function as a func value (a method value for
+// interface implementations): calling a func in generic code is a direct
+// closure call, while an interface method goes through the shape
+// dictionary.
+
 type mapOp[T, R any] struct {
-	fn  MapFunction[T, R]
+	fn  func(T) (R, error)
 	out op.Output[R]
 	udfOperator
 }
 
 func (m *mapOp[T, R]) ProcessElement(ts int64, v T) error {
-	r, err := m.fn.Map(v)
+	r, err := m.fn(v)
 	if err != nil {
 		return err
 	}
@@ -112,13 +151,13 @@ func (m *mapOp[T, R]) ProcessElement(ts int64, v T) error {
 }
 
 type filterOp[T any] struct {
-	fn  FilterFunction[T]
+	fn  func(T) (bool, error)
 	out op.Output[T]
 	udfOperator
 }
 
 func (f *filterOp[T]) ProcessElement(ts int64, v T) error {
-	keep, err := f.fn.Filter(v)
+	keep, err := f.fn(v)
 	if err != nil || !keep {
 		return err
 	}
@@ -126,14 +165,14 @@ func (f *filterOp[T]) ProcessElement(ts int64, v T) error {
 }
 
 type flatMapOp[T, R any] struct {
-	fn  FlatMapFunction[T, R]
+	fn  func(T, Collector[R]) error
 	out collector[R]
 	udfOperator
 }
 
 func (f *flatMapOp[T, R]) ProcessElement(ts int64, v T) error {
 	f.out.ts = ts
-	if err := f.fn.FlatMap(v, &f.out); err != nil {
+	if err := f.fn(v, &f.out); err != nil {
 		return err
 	}
 	return f.out.takeErr()

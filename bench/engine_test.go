@@ -1,0 +1,150 @@
+package bench_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/weir-engine/weir"
+)
+
+const records = 4 << 20
+
+type sale struct {
+	Item   int64
+	Amount int64
+}
+
+func genSale(i int64) (sale, error) { return sale{Item: i % 10_000, Amount: i % 97}, nil }
+
+func double(s sale) (sale, error) { s.Amount *= 2; return s, nil }
+
+func large(s sale) (bool, error) { return s.Amount > 20, nil }
+
+// countSink counts what it receives into a job-wide counter.
+type countSink struct {
+	n   int64
+	sum *weir.Counter
+}
+
+func (c *countSink) Open(rc *weir.RuntimeContext) error { c.sum = rc.Counter("received"); return nil }
+func (c *countSink) Invoke(sale) error                  { c.n++; return nil }
+func (c *countSink) Finish() error                      { c.sum.Add(c.n); return nil }
+
+// opaque hides f from the inliner, as passing it to the engine does.
+//
+//go:noinline
+func opaque[F any](f F) F { return f }
+
+func report(b *testing.B, start time.Time, n int64) {
+	b.ReportMetric(float64(n)*float64(b.N)/time.Since(start).Seconds(), "records/s")
+}
+
+func run(b *testing.B, env *weir.Env, want int64) {
+	b.Helper()
+	res, err := env.Execute(context.Background(), b.Name())
+	if err != nil {
+		b.Fatal(err)
+	}
+	if got := res.Accumulators["received"]; got != want {
+		b.Fatalf("sink received %d records, want %d", got, want)
+	}
+}
+
+// BenchmarkChained: source -> map -> filter -> sink, all chained into one
+// task per subtask, beside the same functions in a plain loop.
+func BenchmarkChained(b *testing.B) {
+	want := int64(0)
+	for i := int64(0); i < records; i++ {
+		s, _ := genSale(i)
+		s, _ = double(s)
+		if ok, _ := large(s); ok {
+			want++
+		}
+	}
+	b.Run("loop", func(b *testing.B) {
+		start := time.Now()
+		for range b.N {
+			n := int64(0)
+			for i := int64(0); i < records; i++ {
+				s, _ := genSale(i)
+				s, _ = double(s)
+				if ok, _ := large(s); ok {
+					n++
+				}
+			}
+			if n != want {
+				b.Fatal(n)
+			}
+		}
+		report(b, start, records)
+	})
+	// The same loop, calling the functions through func values and the sink
+	// through an interface, as the engine must: what it costs not to inline.
+	b.Run("loop-funcvalues", func(b *testing.B) {
+		gen, mapf, filter := opaque(genSale), opaque(double), opaque(large)
+		var sink weir.SinkFunction[sale] = &countSink{}
+		start := time.Now()
+		for range b.N {
+			for i := int64(0); i < records; i++ {
+				s, _ := gen(i)
+				s, _ = mapf(s)
+				if ok, _ := filter(s); ok {
+					_ = sink.Invoke(s)
+				}
+			}
+		}
+		report(b, start, records)
+	})
+	for _, p := range []int{1, 2} {
+		b.Run(fmt.Sprintf("engine-p%d", p), func(b *testing.B) {
+			start := time.Now()
+			for range b.N {
+				env := weir.NewEnv(weir.WithParallelism(p))
+				src := weir.Generate(env, weir.Generator[sale]{Fn: genSale, Count: records})
+				weir.AddSinkWith(weir.Filter(weir.Map(src, double), large), weir.SinkFunction[sale](&countSink{}))
+				run(b, env, want)
+			}
+			report(b, start, records)
+		})
+	}
+}
+
+// BenchmarkKeyed: source -> keyBy -> rolling sum per key -> sink, so every
+// record is serialized, crosses a task boundary and is deserialized, beside
+// a loop keeping the sums in a map.
+func BenchmarkKeyed(b *testing.B) {
+	b.Run("loop", func(b *testing.B) {
+		start := time.Now()
+		for range b.N {
+			sums := make(map[int64]int64)
+			n := int64(0)
+			for i := int64(0); i < records; i++ {
+				s, _ := genSale(i)
+				sums[s.Item] += s.Amount
+				n++
+			}
+			if n != records {
+				b.Fatal(n)
+			}
+		}
+		report(b, start, records)
+	})
+	for _, p := range []int{1, 2} {
+		b.Run(fmt.Sprintf("engine-p%d", p), func(b *testing.B) {
+			start := time.Now()
+			for range b.N {
+				env := weir.NewEnv(weir.WithParallelism(p))
+				src := weir.Generate(env, weir.Generator[sale]{Fn: genSale, Count: records})
+				sums := weir.Reduce(weir.KeyBy(src, func(s sale) int64 { return s.Item }), func(a, b sale) (sale, error) {
+					a.Amount += b.Amount
+					return a, nil
+				})
+				weir.AddSinkWith(sums, weir.SinkFunction[sale](&countSink{}))
+				run(b, env, records)
+			}
+			report(b, start, records)
+		})
+	}
+}

@@ -1,0 +1,54 @@
+package weir
+
+import "context"
+
+// Two-phase-commit sinks, in the shape of Flink's Sink API (FLIP-143/191):
+// a SinkWriter per subtask writes elements into a pending transaction;
+// when a checkpoint is taken it pre-commits and hands back committables
+// (what is needed to commit later: a transaction id, a pending file name);
+// once the checkpoint is complete a Committer commits them. Committables are
+// part of the checkpoint, so after a failure the restored job commits again
+// whatever a previous attempt pre-committed but may not have committed: a
+// Committer must be idempotent.
+
+// Sink is a two-phase-commit sink for elements of T with committables of
+// type C. C must be serializable (see the codec rules: structs of plain
+// fields work).
+type Sink[T, C any] interface {
+	// CreateWriter returns the writer of one subtask.
+	CreateWriter(ctx context.Context, info SinkContext) (SinkWriter[T, C], error)
+	// CreateCommitter returns a committer; one runs per sink subtask.
+	CreateCommitter(ctx context.Context, info SinkContext) (Committer[C], error)
+}
+
+// SinkContext tells a writer or committer where it runs.
+type SinkContext struct {
+	JobID          string
+	OperatorUID    string
+	SubtaskIndex   int
+	Parallelism    int
+	AttemptNumber  int
+	RestoredFromID int64 // the checkpoint restored from; 0 for a fresh start
+}
+
+// SinkWriter writes the elements of one subtask.
+type SinkWriter[T, C any] interface {
+	Write(ctx context.Context, v T) error
+	// Flush is called at the end of input (endOfInput true, from finish)
+	// and before each PrepareCommit.
+	Flush(ctx context.Context, endOfInput bool) error
+	// PrepareCommit pre-commits what was written since the last call for
+	// checkpoint checkpointID and returns the committables; the writer
+	// starts a new transaction for what follows.
+	PrepareCommit(ctx context.Context, checkpointID int64) ([]C, error)
+	// Close releases resources; uncommitted work may be abandoned.
+	Close() error
+}
+
+// Committer commits committables once their checkpoint completed.
+type Committer[C any] interface {
+	// Commit commits each committable. It must be idempotent: after a
+	// restore it may see committables that were already committed.
+	Commit(ctx context.Context, committables []C) error
+	Close() error
+}

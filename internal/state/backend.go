@@ -21,6 +21,9 @@ type KeyedBackend[K comparable] struct {
 	local    int
 
 	states map[string]entry[K]
+	// pending holds restored payloads, per local key group, of states not
+	// registered yet (see snapshot.go).
+	pending map[string][][]byte
 
 	// err is the first usage error recorded; see Err.
 	err error

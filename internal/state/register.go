@@ -19,6 +19,10 @@ func register[K comparable, S any](b *KeyedBackend[K], name string, mk func() (S
 	}
 	s, t := mk()
 	b.states[name] = entry[K]{state: s, table: t}
+	if err := b.adoptPending(name, t); err != nil {
+		var zero S
+		return zero, b.record(err)
+	}
 	return s, nil
 }
 

@@ -1,6 +1,10 @@
 package state
 
-import "iter"
+import (
+	"iter"
+
+	"github.com/weir-engine/weir/internal/codec"
+)
 
 // table stores the entries of one state: one Go map per local key group,
 // indexed by keyGroup - keyGroupStart. S is what a key maps to: the value of a
@@ -78,6 +82,8 @@ func (t *table[K, S]) keys(g int) iter.Seq[K] {
 // registered is the type-erased view of a state's table that the backend
 // keeps in its registry; every *table implements it.
 type registered[K comparable] interface {
+	snapshotGroup(dst []byte, g int, kc codec.Codec[K]) ([]byte, error)
+	restoreGroup(g int, payload []byte, kc codec.Codec[K]) error
 	numEntries() int
 	contains(g int, k K) bool
 	appendKeys(g int, dst []K) []K

@@ -1,0 +1,201 @@
+package state
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/weir-engine/weir/internal/codec"
+)
+
+// Snapshots are written and restored one key group at a time, so that a
+// restore at another parallelism picks the key groups it owns out of the
+// snapshots of any number of old subtasks.
+//
+// A key group section is:
+//
+//	uvarint  number of states
+//	per state, sorted by name:
+//	  uvarint len(name), name
+//	  uvarint len(payload), payload
+//	payload: uvarint number of entries, then per entry the codec encoding of
+//	the key followed by the codec encoding of its state value (V, []V or
+//	map[UK]UV).
+//
+// A restored state that no operator registers (yet) is kept as its raw
+// payload and written again by the next snapshot, so state is never dropped
+// silently; it is decoded when the state is registered.
+
+// ErrCorruptSnapshot reports a key group section that cannot be decoded.
+var ErrCorruptSnapshot = errors.New("state: corrupt snapshot")
+
+// SnapshotKeyGroup appends the section of key group kg to dst.
+func (b *KeyedBackend[K]) SnapshotKeyGroup(dst []byte, kg int) ([]byte, error) {
+	if kg < b.start || kg > b.end {
+		return dst, fmt.Errorf("%w: key group %d not in [%d, %d]", ErrKeyGroupOutOfRange, kg, b.start, b.end)
+	}
+	kc, err := codec.For[K]()
+	if err != nil {
+		return dst, fmt.Errorf("state: snapshot keys: %w", err)
+	}
+	g := kg - b.start
+	names := make([]string, 0, len(b.states)+len(b.pending))
+	for name := range b.states {
+		names = append(names, name)
+	}
+	for name, groups := range b.pending {
+		if _, ok := b.states[name]; !ok && len(groups[g]) > 0 {
+			names = append(names, name)
+		}
+	}
+	slices.Sort(names)
+	dst = binary.AppendUvarint(dst, uint64(len(names)))
+	var payload []byte
+	for _, name := range names {
+		if e, ok := b.states[name]; ok {
+			payload, err = e.table.snapshotGroup(payload[:0], g, kc)
+			if err != nil {
+				return dst, fmt.Errorf("state: snapshot %q: %w", name, err)
+			}
+		} else {
+			payload = append(payload[:0], b.pending[name][g]...)
+		}
+		dst = binary.AppendUvarint(dst, uint64(len(name)))
+		dst = append(dst, name...)
+		dst = binary.AppendUvarint(dst, uint64(len(payload)))
+		dst = append(dst, payload...)
+	}
+	return dst, nil
+}
+
+// RestoreKeyGroup reads a section written by SnapshotKeyGroup for key group
+// kg, which must be owned by this backend. States registered already are
+// filled at once; the others when they are registered.
+func (b *KeyedBackend[K]) RestoreKeyGroup(kg int, section []byte) error {
+	if kg < b.start || kg > b.end {
+		return fmt.Errorf("%w: restore key group %d not in [%d, %d]", ErrKeyGroupOutOfRange, kg, b.start, b.end)
+	}
+	g := kg - b.start
+	n, rest, err := uvarint(section)
+	if err != nil {
+		return err
+	}
+	for i := uint64(0); i < n; i++ {
+		var name, payload []byte
+		if name, rest, err = chunk(rest); err != nil {
+			return err
+		}
+		if payload, rest, err = chunk(rest); err != nil {
+			return err
+		}
+		if e, ok := b.states[string(name)]; ok {
+			if err := b.restoreInto(e.table, string(name), g, payload); err != nil {
+				return err
+			}
+			continue
+		}
+		if b.pending == nil {
+			b.pending = make(map[string][][]byte)
+		}
+		groups := b.pending[string(name)]
+		if groups == nil {
+			groups = make([][]byte, b.numGroups())
+			b.pending[string(name)] = groups
+		}
+		groups[g] = slices.Clone(payload)
+	}
+	if len(rest) != 0 {
+		return fmt.Errorf("%w: %d bytes after the last state of key group %d", ErrCorruptSnapshot, len(rest), kg)
+	}
+	return nil
+}
+
+func (b *KeyedBackend[K]) restoreInto(t registered[K], name string, g int, payload []byte) error {
+	kc, err := codec.For[K]()
+	if err != nil {
+		return fmt.Errorf("state: restore keys: %w", err)
+	}
+	if err := t.restoreGroup(g, payload, kc); err != nil {
+		return fmt.Errorf("state: restore %q in key group %d: %w", name, g+b.start, err)
+	}
+	return nil
+}
+
+// adoptPending fills a newly registered state from restored payloads.
+func (b *KeyedBackend[K]) adoptPending(name string, t registered[K]) error {
+	groups, ok := b.pending[name]
+	if !ok {
+		return nil
+	}
+	delete(b.pending, name)
+	for g, payload := range groups {
+		if len(payload) > 0 {
+			if err := b.restoreInto(t, name, g, payload); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (t *table[K, S]) snapshotGroup(dst []byte, g int, kc codec.Codec[K]) ([]byte, error) {
+	sc, err := codec.For[S]()
+	if err != nil {
+		return dst, err
+	}
+	m := t.groups[g]
+	dst = binary.AppendUvarint(dst, uint64(len(m)))
+	for k, s := range m {
+		dst = kc.Append(dst, k)
+		dst = sc.Append(dst, s)
+	}
+	return dst, nil
+}
+
+func (t *table[K, S]) restoreGroup(g int, payload []byte, kc codec.Codec[K]) error {
+	sc, err := codec.For[S]()
+	if err != nil {
+		return err
+	}
+	n, rest, err := uvarint(payload)
+	if err != nil {
+		return err
+	}
+	for i := uint64(0); i < n; i++ {
+		k, m, err := kc.Decode(rest)
+		if err != nil {
+			return fmt.Errorf("%w: key: %v", ErrCorruptSnapshot, err)
+		}
+		rest = rest[m:]
+		s, m, err := sc.Decode(rest)
+		if err != nil {
+			return fmt.Errorf("%w: value: %v", ErrCorruptSnapshot, err)
+		}
+		rest = rest[m:]
+		t.store(g, k, s)
+	}
+	if len(rest) != 0 {
+		return fmt.Errorf("%w: %d trailing bytes", ErrCorruptSnapshot, len(rest))
+	}
+	return nil
+}
+
+func uvarint(b []byte) (uint64, []byte, error) {
+	v, n := binary.Uvarint(b)
+	if n <= 0 {
+		return 0, nil, fmt.Errorf("%w: bad length", ErrCorruptSnapshot)
+	}
+	return v, b[n:], nil
+}
+
+func chunk(b []byte) ([]byte, []byte, error) {
+	n, rest, err := uvarint(b)
+	if err != nil {
+		return nil, nil, err
+	}
+	if n > uint64(len(rest)) {
+		return nil, nil, fmt.Errorf("%w: length %d beyond the %d bytes left", ErrCorruptSnapshot, n, len(rest))
+	}
+	return rest[:n], rest[n:], nil
+}

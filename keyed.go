@@ -81,7 +81,9 @@ type reduceOp[K comparable, T any] struct {
 }
 
 func (r *reduceOp[K, T]) Open(ctx *op.Context) error {
-	r.open(ctx)
+	if err := r.open(ctx); err != nil {
+		return err
+	}
 	var err error
 	if r.state, err = state.Value[K, T](r.backend, "reduce"); err != nil {
 		return err

@@ -24,10 +24,13 @@ type keyedBase[K comparable, N comparable] struct {
 	wakeAt int64
 }
 
-func (b *keyedBase[K, N]) open(ctx *op.Context) {
+// open creates state and timers and restores them when the task starts
+// from a checkpoint.
+func (b *keyedBase[K, N]) open(ctx *op.Context) error {
 	b.ctx = ctx
 	b.backend = state.NewKeyedBackend[K](ctx.KeyGroups.Start, ctx.KeyGroups.End)
 	b.timers = timer.NewService[K, N]()
+	return b.restore(ctx.Restored)
 }
 
 // setKey makes k the current key of state and timers.

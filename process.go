@@ -156,7 +156,9 @@ type processOp[K comparable, R any] struct {
 }
 
 func (p *processOp[K, R]) Open(ctx *op.Context) error {
-	p.open(ctx)
+	if err := p.open(ctx); err != nil {
+		return err
+	}
 	p.kctx.op = p
 	p.onTimer, _ = p.fn.(TimerFunction[K, R])
 	p.keyedBase.onTimer = func(t timer.Timer[K, struct{}], d TimeDomain) error {

@@ -184,7 +184,9 @@ type windowOp[K comparable, T, A, O any] struct {
 }
 
 func (w *windowOp[K, T, A, O]) Open(ctx *op.Context) error {
-	w.open(ctx)
+	if err := w.open(ctx); err != nil {
+		return err
+	}
 	var err error
 	if w.contents, err = state.Map[K, TimeWindow, A](w.backend, "window-contents"); err != nil {
 		return err

@@ -12,8 +12,29 @@ type EndOfData struct{}
 // EndOfPartition is the last item of a channel.
 type EndOfPartition struct{}
 
-func (EndOfData) isEvent()      {}
-func (EndOfPartition) isEvent() {}
+// CheckpointBarrier marks, in the stream of a channel, the point of
+// checkpoint ID: what came before belongs to the checkpoint.
+type CheckpointBarrier struct {
+	ID        int64
+	Timestamp int64
+	// Savepoint marks savepoints; Unaligned lets the barrier overtake data
+	// (its in-flight data becomes part of the checkpoint); AlignedTimeout
+	// switches an aligned checkpoint to unaligned after that long.
+	Savepoint      bool
+	Unaligned      bool
+	AlignedTimeout int64 // milliseconds, 0 for none
+}
+
+// CancelCheckpointMarker tells downstream tasks that checkpoint ID was
+// aborted, so they stop aligning for it.
+type CancelCheckpointMarker struct {
+	ID int64
+}
+
+func (EndOfData) isEvent()              {}
+func (EndOfPartition) isEvent()         {}
+func (CheckpointBarrier) isEvent()      {}
+func (CancelCheckpointMarker) isEvent() {}
 
 // Item is what travels through a channel: a data buffer or an event.
 type Item struct {

@@ -23,6 +23,8 @@ type Context struct {
 	Timers TimerScheduler
 	// Mailbox runs actions on the task's goroutine.
 	Mailbox Mailbox
+	// Restored is the state to start from, or nil for a fresh start.
+	Restored *Restored
 	// SideOutputs holds an Output[S] per side-output tag id that has a
 	// consumer; a tag without consumer is absent, and emitting to it is a
 	// no-op.

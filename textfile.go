@@ -9,20 +9,22 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-
-	"github.com/weir-engine/weir/internal/op"
 )
 
 // textSplitSize is the size of the byte ranges a text file is split into so
 // that several subtasks can read one large file.
 const textSplitSize = 8 << 20
 
-// fileSplit is a byte range of a file. A split reads the lines that start
-// inside it: it skips a partial first line (the previous split reads it) and
-// reads past its end to finish its last line.
-type fileSplit struct {
-	path       string
-	start, end int64
+// FileSplit is a byte range [Start, End) of a file, read from Offset. A
+// split reads the lines that start inside it: it skips a partial first line
+// (the previous split reads it) and reads past End to finish its last line.
+// Offset is always at a line start once reading began, so a checkpoint
+// resumes exactly at the next line.
+type FileSplit struct {
+	Path       string
+	Start, End int64
+	Offset     int64
+	Started    bool
 }
 
 // ReadTextFile is a bounded source of the lines of the given files (a
@@ -34,12 +36,14 @@ func ReadTextFile(env *Env, paths ...string) DataStream[string] {
 	if err != nil {
 		return invalid[string](env, fmt.Errorf("weir: ReadTextFile: %w", err))
 	}
-	return addSource[string](env, "ReadTextFile", true, 0, func(out any) (any, error) {
-		return &textSource{splits: splits, out: out.(op.Output[string])}, nil
+	return FromSplits(env, SplitSource[string, FileSplit]{
+		Name:      "ReadTextFile",
+		Splits:    func(int) ([]FileSplit, error) { return splits, nil },
+		NewReader: func() SplitReader[string, FileSplit] { return &textReader{} },
 	})
 }
 
-func textSplits(paths []string) ([]fileSplit, error) {
+func textSplits(paths []string) ([]FileSplit, error) {
 	if len(paths) == 0 {
 		return nil, fmt.Errorf("no input files")
 	}
@@ -64,7 +68,7 @@ func textSplits(paths []string) ([]fileSplit, error) {
 		}
 	}
 	slices.Sort(files)
-	var splits []fileSplit
+	var splits []FileSplit
 	for _, f := range files {
 		fi, err := os.Stat(f)
 		if err != nil {
@@ -72,75 +76,58 @@ func textSplits(paths []string) ([]fileSplit, error) {
 		}
 		size := fi.Size()
 		for start := int64(0); start < size; start += textSplitSize {
-			splits = append(splits, fileSplit{path: f, start: start, end: min(start+textSplitSize, size)})
+			splits = append(splits, FileSplit{Path: f, Start: start, End: min(start+textSplitSize, size), Offset: start})
 		}
 	}
 	return splits, nil
 }
 
-type textSource struct {
-	op.Base
-	splits []fileSplit
-	out    op.Output[string]
-	next   int // index of the next split of this subtask
-	inc    int
-	file   *os.File
-	r      *bufio.Reader
-	pos    int64 // offset of the next byte r returns
-	end    int64
+// textReader keeps the file of the split being read open between calls.
+type textReader struct {
+	file *os.File
+	r    *bufio.Reader
+	at   FileSplit // the split the open file is positioned for
 }
 
-func (s *textSource) Open(ctx *op.Context) error {
-	s.next, s.inc = ctx.SubtaskIndex, ctx.Parallelism
-	return nil
-}
-
-func (s *textSource) Available() <-chan struct{} { return nil }
-
-func (s *textSource) PollNext() (op.Status, error) {
-	for n := 0; n < sourceBatch; n++ {
-		if s.r == nil {
-			if s.next >= len(s.splits) {
-				return op.EndOfInput, nil
-			}
-			if err := s.openSplit(s.splits[s.next]); err != nil {
-				return 0, err
-			}
-			s.next += s.inc
+func (t *textReader) Read(s *FileSplit, budget int, emit func(string) error) (bool, error) {
+	if t.file == nil || t.at.Path != s.Path || t.at.Start != s.Start || t.at.Offset != s.Offset {
+		if err := t.open(s); err != nil {
+			return false, err
 		}
-		// A line belongs to this split when it starts before end.
-		if s.pos >= s.end {
-			s.closeFile()
-			continue
+	}
+	for ; budget > 0; budget-- {
+		// A line belongs to this split when it starts before End.
+		if s.Offset >= s.End {
+			t.Close()
+			return true, nil
 		}
-		line, err := s.r.ReadSlice('\n')
+		line, err := t.r.ReadSlice('\n')
 		if err == bufio.ErrBufferFull {
-			var long []byte
-			long, err = s.readLong(line)
-			line = long
+			line, err = t.readLong(line)
 		}
-		s.pos += int64(len(line))
+		s.Offset += int64(len(line))
+		t.at.Offset = s.Offset
 		if len(line) > 0 {
-			if err := s.out.Collect(op.NoTimestamp, string(trimEOL(line))); err != nil {
-				return 0, err
+			if err := emit(string(trimEOL(line))); err != nil {
+				return false, err
 			}
 		}
 		if err == io.EOF {
-			s.closeFile()
-			continue
+			t.Close()
+			return true, nil
 		}
 		if err != nil {
-			return 0, fmt.Errorf("read %s: %w", s.file.Name(), err)
+			return false, fmt.Errorf("read %s: %w", s.Path, err)
 		}
 	}
-	return op.MoreAvailable, nil
+	return false, nil
 }
 
 // readLong finishes a line longer than the reader's buffer.
-func (s *textSource) readLong(first []byte) ([]byte, error) {
+func (t *textReader) readLong(first []byte) ([]byte, error) {
 	buf := append([]byte(nil), first...)
 	for {
-		more, err := s.r.ReadSlice('\n')
+		more, err := t.r.ReadSlice('\n')
 		buf = append(buf, more...)
 		if err != bufio.ErrBufferFull {
 			return buf, err
@@ -153,46 +140,48 @@ func trimEOL(b []byte) []byte {
 	return bytes.TrimSuffix(b, []byte{'\r'})
 }
 
-func (s *textSource) openSplit(sp fileSplit) error {
-	f, err := os.Open(sp.path)
+// open positions a reader at the split's offset. A split that has not
+// started yet begins at Start: if that is inside a line, the partial line
+// belongs to the previous split and is skipped.
+func (t *textReader) open(s *FileSplit) error {
+	t.Close()
+	f, err := os.Open(s.Path)
 	if err != nil {
 		return err
 	}
-	s.file, s.end = f, sp.end
-	start := sp.start
-	if start > 0 {
+	t.file = f
+	pos := s.Offset
+	skip := !s.Started && s.Start > 0
+	if skip {
 		// Back up one byte: if it is a newline, the split starts with a
-		// whole line; otherwise the partial line belongs to the previous
-		// split and is skipped.
-		start--
+		// whole line.
+		pos = s.Start - 1
 	}
-	if _, err := f.Seek(start, io.SeekStart); err != nil {
-		return fmt.Errorf("seek %s: %w", sp.path, err)
+	if _, err := f.Seek(pos, io.SeekStart); err != nil {
+		return fmt.Errorf("seek %s: %w", s.Path, err)
 	}
-	s.r = bufio.NewReaderSize(f, 64<<10)
-	s.pos = start
-	if sp.start > 0 {
-		skipped, err := s.r.ReadSlice('\n')
+	t.r = bufio.NewReaderSize(f, 64<<10)
+	if skip {
+		skipped, err := t.r.ReadSlice('\n')
 		for err == bufio.ErrBufferFull {
-			s.pos += int64(len(skipped))
-			skipped, err = s.r.ReadSlice('\n')
+			pos += int64(len(skipped))
+			skipped, err = t.r.ReadSlice('\n')
 		}
-		s.pos += int64(len(skipped))
+		pos += int64(len(skipped))
 		if err != nil && err != io.EOF {
-			return fmt.Errorf("read %s: %w", sp.path, err)
+			return fmt.Errorf("read %s: %w", s.Path, err)
 		}
+		s.Offset = pos
 	}
+	s.Started = true
+	t.at = *s
 	return nil
 }
 
-func (s *textSource) closeFile() {
-	if s.file != nil {
-		s.file.Close()
+func (t *textReader) Close() error {
+	if t.file != nil {
+		t.file.Close()
 	}
-	s.file, s.r = nil, nil
-}
-
-func (s *textSource) Close() error {
-	s.closeFile()
+	t.file, t.r = nil, nil
 	return nil
 }

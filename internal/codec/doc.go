@@ -12,12 +12,17 @@
 // predeclared scalar types, string and []byte get specialized codecs;
 // everything else is compiled from its reflect.Type into a plan, a tree of
 // small encoders working on unsafe.Pointers at precomputed field offsets, so
-// the hot path makes no reflect calls (maps excepted). Check answers whether a
-// type has a codec without building one; the graph builder calls it at
-// job-build time so that a record type with a channel in it fails there, with
-// the path to the field, not when the first record is shipped. Register
+// that scalars, strings and structs of them are handled without reflect
+// calls (maps, allocating slices and pointees, and BinaryMarshaler methods
+// still use reflect). Codecs are safe for concurrent use.
+//
+// Check answers whether a type has a codec without building one; the graph
+// builder calls it at job-build time so that a record type with a channel in
+// it fails there, with the path to the field, not when the first record is
+// shipped. Register
 // installs a user codec for a type, which takes precedence everywhere the type
-// appears; it is also the only way to give an interface type a codec.
+// appears; it is also the only way to give an interface type a codec. Call it
+// from init, before the codecs of types containing that type are built.
 //
 // Encoding appends to a caller's buffer and allocates nothing when the buffer
 // has room (BinaryMarshaler types without AppendBinary, and the rare types
@@ -27,7 +32,8 @@
 // network buffer. Decoding a truncated or malformed input returns an error
 // wrapping ErrCorrupt and never panics; lengths are checked against the bytes
 // left before anything is allocated, and nesting is bounded (10000 levels of
-// pointers, slices and maps).
+// pointers, slices and maps; Append cannot fail, so a deeper value encodes
+// but does not decode).
 //
 // # Wire format
 //
@@ -59,15 +65,16 @@
 //	registered type        whatever its Codec writes, unframed
 //
 // Varints were chosen over fixed-width integers because record fields are
-// mostly small (counts, ids, small timestamps deltas) and a varint of a value
+// mostly small (counts, small ids, enum-like codes) and a varint of a value
 // under 128 is one byte; a full 64-bit value costs 10 bytes instead of 8.
 // Floats are fixed width because their bits are rarely small.
 //
 // A type implementing encoding.BinaryMarshaler (or AppendBinary) on T or *T,
 // with *T implementing encoding.BinaryUnmarshaler, is encoded by those
-// methods rather than by its fields. A struct that embeds such a type gets
-// the methods promoted, so it too is encoded by them alone, fields of its own
-// included: embed time.Time by name (At time.Time) to keep them.
+// methods rather than by its fields. Methods promoted from an embedded field
+// do not count: a struct embedding time.Time is encoded field by field (the
+// time by its methods) rather than as the time alone, which is what
+// encoding/gob and encoding/json would do.
 //
 // # What cannot be encoded
 //

@@ -79,7 +79,14 @@ func (b *builder) mapPlan(pl *plan) error {
 		case depth >= maxDepth:
 			return 0, errDepth
 		}
-		m := reflect.MakeMapWithSize(t, l)
+		hint := l
+		if entryMin == 0 {
+			// Keys that encode to nothing are all equal: any
+			// count above 1 is a duplicate, found below. Do not
+			// size a map for a corrupt count.
+			hint = min(l, 1)
+		}
+		m := reflect.MakeMapWithSize(t, hint)
 		s := pool.Get().(*mapScratch)
 		defer release(s)
 		for i := range l {

@@ -76,48 +76,72 @@ func appendOp(buf []byte, pl *plan, p unsafe.Pointer) []byte {
 // decodeOp decodes one value of pl.typ from the front of buf into p, which
 // points at zeroed memory of that type, and returns the bytes consumed. depth
 // counts the pointers, slices and maps already entered (see maxDepth).
+//
+// The varint cases call binary.Uvarint directly rather than the decodeX
+// helpers: it inlines, and this is the inner loop of every struct.
 func decodeOp(buf []byte, pl *plan, p unsafe.Pointer, depth int) (int, error) {
 	switch pl.op {
 	case opBool:
 		v, n, err := decodeBool(buf)
 		*(*bool)(p) = v
 		return n, err
-	case opInt:
-		v, n, err := decodeIntN(buf, intBits)
-		*(*int)(p) = int(v)
-		return n, err
 	case opInt8, opUint8:
-		v, n, err := decodeByte(buf)
-		*(*byte)(p) = v
-		return n, err
-	case opInt16:
-		v, n, err := decodeIntN(buf, 16)
-		*(*int16)(p) = int16(v)
-		return n, err
-	case opInt32:
-		v, n, err := decodeIntN(buf, 32)
-		*(*int32)(p) = int32(v)
-		return n, err
-	case opInt64:
-		v, n, err := decodeVarint(buf)
-		*(*int64)(p) = v
-		return n, err
-	case opUint:
-		v, n, err := decodeUintN(buf, intBits)
-		*(*uint)(p) = uint(v)
-		return n, err
-	case opUint16:
-		v, n, err := decodeUintN(buf, 16)
-		*(*uint16)(p) = uint16(v)
-		return n, err
-	case opUint32:
-		v, n, err := decodeUintN(buf, 32)
-		*(*uint32)(p) = uint32(v)
-		return n, err
-	case opUint64:
-		v, n, err := decodeUvarint(buf)
-		*(*uint64)(p) = v
-		return n, err
+		if len(buf) == 0 {
+			return 0, errTruncated
+		}
+		*(*byte)(p) = buf[0]
+		return 1, nil
+	case opInt, opInt16, opInt32, opInt64:
+		ux, n := binary.Uvarint(buf)
+		if n <= 0 {
+			return 0, varintErr(n)
+		}
+		x := unzigzag(ux)
+		switch pl.op {
+		case opInt64:
+			*(*int64)(p) = x
+		case opInt:
+			if !fitsInt(x, intBits) {
+				return 0, errRange
+			}
+			*(*int)(p) = int(x)
+		case opInt32:
+			if !fitsInt(x, 32) {
+				return 0, errRange
+			}
+			*(*int32)(p) = int32(x)
+		default:
+			if !fitsInt(x, 16) {
+				return 0, errRange
+			}
+			*(*int16)(p) = int16(x)
+		}
+		return n, nil
+	case opUint, opUint16, opUint32, opUint64:
+		x, n := binary.Uvarint(buf)
+		if n <= 0 {
+			return 0, varintErr(n)
+		}
+		switch pl.op {
+		case opUint64:
+			*(*uint64)(p) = x
+		case opUint:
+			if !fitsUint(x, intBits) {
+				return 0, errRange
+			}
+			*(*uint)(p) = uint(x)
+		case opUint32:
+			if !fitsUint(x, 32) {
+				return 0, errRange
+			}
+			*(*uint32)(p) = uint32(x)
+		default:
+			if !fitsUint(x, 16) {
+				return 0, errRange
+			}
+			*(*uint16)(p) = uint16(x)
+		}
+		return n, nil
 	case opFloat32:
 		v, n, err := decodeFloat32(buf)
 		*(*float32)(p) = v
@@ -135,9 +159,12 @@ func decodeOp(buf []byte, pl *plan, p unsafe.Pointer, depth int) (int, error) {
 		*(*complex128)(p) = v
 		return n, err
 	case opString:
-		v, n, err := decodeString(buf)
-		*(*string)(p) = v
-		return n, err
+		l, n := binary.Uvarint(buf)
+		if n <= 0 || l > uint64(len(buf)-n) {
+			return 0, lengthErr(n)
+		}
+		*(*string)(p) = string(buf[n : n+int(l)])
+		return n + int(l), nil
 	case opBytes:
 		// The element type may be a named 1-byte integer; its
 		// memory layout is that of []byte either way.

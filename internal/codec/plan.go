@@ -11,8 +11,9 @@ import (
 
 // A plan is the compiled codec of one reflect.Type: it is built once per
 // type, is immutable afterwards, and works on unsafe.Pointers to values of
-// that type so that no reflect.Value is created on the hot path (maps and
-// the allocation of slices are the exceptions, see map.go and container.go).
+// that type, so that encoding and decoding scalars, strings and structs of
+// them make no reflect calls. The exceptions are allocating what a decoded
+// value points to (slices, pointees), maps, and BinaryMarshaler methods.
 type plan struct {
 	typ reflect.Type
 	op  op
@@ -138,8 +139,8 @@ var scalarOps = map[reflect.Kind]struct {
 // fill completes pl for pl.typ or explains why the type has no codec.
 func (b *builder) fill(pl *plan) error {
 	t := pl.typ
-	if isMarshaler(t) {
-		b.marshalerPlan(pl)
+	if m := marshalMethods(t); m.ok {
+		b.marshalerPlan(pl, m)
 		return nil
 	}
 	if s, ok := scalarOps[t.Kind()]; ok {

@@ -83,7 +83,7 @@ type Lying struct{}
 
 type lyingCodec struct{}
 
-func (lyingCodec) Append(buf []byte, _ Lying) []byte    { return append(buf, 0) }
+func (lyingCodec) Append(buf []byte, _ Lying) []byte { return append(buf, 0) }
 func (lyingCodec) Decode([]byte) (Lying, int, error) { return Lying{}, 1 << 20, nil }
 
 func TestRegister(t *testing.T) {

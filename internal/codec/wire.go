@@ -59,40 +59,59 @@ func decodeByte(buf []byte) (byte, int, error) {
 	return buf[0], 1, nil
 }
 
-// decodeUvarint reads an unsigned LEB128 varint. The one-byte case (values
-// below 128, by far the most common lengths and small numbers) skips the
-// general loop.
-func decodeUvarint(buf []byte) (uint64, int, error) {
-	if len(buf) > 0 && buf[0] < 0x80 {
-		return uint64(buf[0]), 1, nil
-	}
-	x, n := binary.Uvarint(buf)
-	if n > 0 {
-		return x, n, nil
-	}
+// varintErr is the error of a binary.Uvarint that returned n <= 0: n == 0
+// when the input ends first, n < 0 when the value overflows 64 bits. The
+// decoders call binary.Uvarint directly because, returning a result code
+// rather than an error, it is small enough to be inlined into each of them.
+func varintErr(n int) error {
 	if n == 0 {
-		return 0, 0, errTruncated
+		return errTruncated
 	}
-	return 0, 0, errOverflow
+	return errOverflow
+}
+
+// unzigzag undoes the zig-zag mapping of binary.AppendVarint.
+func unzigzag(ux uint64) int64 {
+	return int64(ux>>1) ^ -int64(ux&1)
+}
+
+// decodeUvarint reads a uvarint.
+func decodeUvarint(buf []byte) (uint64, int, error) {
+	x, n := binary.Uvarint(buf)
+	if n <= 0 {
+		return 0, 0, varintErr(n)
+	}
+	return x, n, nil
 }
 
 // decodeVarint reads a zig-zag varint (the encoding of binary.AppendVarint).
 func decodeVarint(buf []byte) (int64, int, error) {
-	ux, n, err := decodeUvarint(buf)
-	x := int64(ux >> 1)
-	if ux&1 != 0 {
-		x = ^x
+	ux, n := binary.Uvarint(buf)
+	if n <= 0 {
+		return 0, 0, varintErr(n)
 	}
-	return x, n, err
+	return unzigzag(ux), n, nil
+}
+
+// fitsInt reports whether x fits in a signed integer of bits bits.
+func fitsInt(x int64, bits uint) bool {
+	s := 64 - bits
+	return x<<s>>s == x
+}
+
+// fitsUint reports whether x fits in an unsigned integer of bits bits.
+func fitsUint(x uint64, bits uint) bool {
+	return bits >= 64 || x>>bits == 0
 }
 
 // decodeIntN reads a zig-zag varint and checks that it fits in bits bits.
 func decodeIntN(buf []byte, bits uint) (int64, int, error) {
-	x, n, err := decodeVarint(buf)
-	if err != nil {
-		return 0, 0, err
+	ux, n := binary.Uvarint(buf)
+	if n <= 0 {
+		return 0, 0, varintErr(n)
 	}
-	if s := 64 - bits; x<<s>>s != x {
+	x := unzigzag(ux)
+	if !fitsInt(x, bits) {
 		return 0, 0, errRange
 	}
 	return x, n, nil
@@ -100,11 +119,11 @@ func decodeIntN(buf []byte, bits uint) (int64, int, error) {
 
 // decodeUintN reads a varint and checks that it fits in bits bits.
 func decodeUintN(buf []byte, bits uint) (uint64, int, error) {
-	x, n, err := decodeUvarint(buf)
-	if err != nil {
-		return 0, 0, err
+	x, n := binary.Uvarint(buf)
+	if n <= 0 {
+		return 0, 0, varintErr(n)
 	}
-	if bits < 64 && x>>bits != 0 {
+	if !fitsUint(x, bits) {
 		return 0, 0, errRange
 	}
 	return x, n, nil
@@ -189,11 +208,20 @@ func appendOptLen(buf []byte, l int, isNil bool) []byte {
 
 // decodeString reads a uvarint length and that many bytes as a new string.
 func decodeString(buf []byte) (string, int, error) {
-	l, n, err := decodeLen(buf, 1, math.MaxInt)
-	if err != nil {
-		return "", 0, err
+	l, n := binary.Uvarint(buf)
+	if n <= 0 || l > uint64(len(buf)-n) {
+		return "", 0, lengthErr(n)
 	}
-	return string(buf[n : n+l]), n + l, nil
+	return string(buf[n : n+int(l)]), n + int(l), nil
+}
+
+// lengthErr is the error of a length prefix for which binary.Uvarint
+// returned n: either the varint failed or too few bytes follow it.
+func lengthErr(n int) error {
+	if n > 0 {
+		return errLength
+	}
+	return varintErr(n)
 }
 
 func appendString(buf []byte, s string) []byte {

@@ -1,0 +1,196 @@
+package weir
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/weir-engine/weir/internal/codec"
+	"github.com/weir-engine/weir/internal/graph"
+	"github.com/weir-engine/weir/internal/op"
+	"github.com/weir-engine/weir/internal/typeinfo"
+)
+
+// SplitSource describes a source whose input is divided into splits (files,
+// file ranges, partitions, key ranges), each read by one subtask. A split
+// value of type S carries its own read position, so a checkpoint stores the
+// remaining splits of every subtask and a restore, at any parallelism,
+// deals them out again and resumes each where it stopped.
+type SplitSource[T, S any] struct {
+	// Name is the source's display name.
+	Name string
+	// Splits returns every split of the input for a job whose source has
+	// the given parallelism; subtask i reads splits i, i+p, i+2p, ...
+	Splits func(parallelism int) ([]S, error)
+	// Read emits up to budget elements of split and advances its position;
+	// it reports done once the split is exhausted. It is shared by all
+	// subtasks; a reader that holds resources (an open file) uses NewReader
+	// instead.
+	Read func(split *S, budget int, emit func(T) error) (done bool, err error)
+	// NewReader, when set, creates each subtask's reader.
+	NewReader func() SplitReader[T, S]
+	// Unbounded marks a source whose splits never end.
+	Unbounded bool
+	// RatePerSecond limits the total rate over all subtasks; 0: no limit.
+	RatePerSecond float64
+}
+
+// FromSplits adds a split source. S must be serializable (codec rules) for
+// checkpoints.
+func FromSplits[T, S any](env *Env, src SplitSource[T, S]) DataStream[T] {
+	switch {
+	case src.Splits == nil || (src.Read == nil && src.NewReader == nil):
+		return invalid[T](env, errors.New("weir: FromSplits: Splits and Read or NewReader must be set"))
+	case src.RatePerSecond < 0:
+		return invalid[T](env, fmt.Errorf("weir: FromSplits: negative rate %v", src.RatePerSecond))
+	}
+	name := src.Name
+	if name == "" {
+		name = "Source"
+	}
+	return addSource[T](env, name, !src.Unbounded, 0, func(out any) (any, error) {
+		return &splitSourceOp[T, S]{src: src, out: out.(op.Output[T])}, nil
+	})
+}
+
+// SplitReader reads splits for one subtask, keeping what it needs between
+// calls (an open file for the current split). The split value alone is the
+// position: after a restore, Read gets a split it has never seen.
+type SplitReader[T, S any] interface {
+	Read(split *S, budget int, emit func(T) error) (done bool, err error)
+	Close() error
+}
+
+// addSource records a source transformation.
+func addSource[T any](env *Env, name string, bounded bool, maxParallelism int, factory graph.Factory) DataStream[T] {
+	env.sources = append(env.sources, &sourceInfo{name: name, bounded: bounded})
+	return derive[T](env, &graph.Transformation{
+		Kind: graph.KindSource, Name: name, OutType: typeinfo.New[T](), Factory: factory,
+		MaxAllowedParallelism: maxParallelism,
+	})
+}
+
+// splitsState is the name of the operator list state holding the splits.
+const splitsState = "splits"
+
+type splitSourceOp[T, S any] struct {
+	op.Base
+	src    SplitSource[T, S]
+	out    op.Output[T]
+	ctx    *op.Context
+	splits []S
+	codec  codec.Codec[S]
+	reader SplitReader[T, S]
+	// rate limiting, per subtask
+	rate    float64
+	start   time.Time
+	emitted int64
+	waiting bool
+}
+
+func (s *splitSourceOp[T, S]) Open(ctx *op.Context) error {
+	s.ctx = ctx
+	c, err := codec.For[S]()
+	if err != nil {
+		return fmt.Errorf("split type: %w", err)
+	}
+	s.codec = c
+	if ctx.Restored != nil {
+		for _, e := range ctx.Restored.List(splitsState) {
+			sp, _, err := c.Decode(e)
+			if err != nil {
+				return fmt.Errorf("restore split: %w", err)
+			}
+			s.splits = append(s.splits, sp)
+		}
+	} else {
+		all, err := s.src.Splits(ctx.Parallelism)
+		if err != nil {
+			return fmt.Errorf("splits: %w", err)
+		}
+		for i := ctx.SubtaskIndex; i < len(all); i += ctx.Parallelism {
+			s.splits = append(s.splits, all[i])
+		}
+	}
+	if s.src.NewReader != nil {
+		s.reader = s.src.NewReader()
+	} else {
+		s.reader = funcReader[T, S](s.src.Read)
+	}
+	s.rate = s.src.RatePerSecond / float64(ctx.Parallelism)
+	s.start = ctx.Timers.Now()
+	return nil
+}
+
+func (s *splitSourceOp[T, S]) Available() <-chan struct{} { return nil }
+
+func (s *splitSourceOp[T, S]) PollNext() (op.Status, error) {
+	if len(s.splits) == 0 {
+		if s.src.Unbounded {
+			return op.NothingAvailable, nil
+		}
+		return op.EndOfInput, nil
+	}
+	budget := s.budget()
+	if budget == 0 {
+		return op.NothingAvailable, nil
+	}
+	n := 0
+	done, err := s.reader.Read(&s.splits[0], budget, func(v T) error {
+		n++
+		return s.out.Collect(op.NoTimestamp, v)
+	})
+	s.emitted += int64(n)
+	if err != nil {
+		return 0, err
+	}
+	if done {
+		var zero S
+		s.splits[0] = zero
+		s.splits = s.splits[1:]
+	}
+	return op.MoreAvailable, nil
+}
+
+// budget is how many elements the rate allows now; when none, it arranges
+// a wake-up of the task's loop for when the next one is due.
+func (s *splitSourceOp[T, S]) budget() int {
+	if s.rate <= 0 {
+		return sourceBatch
+	}
+	now := s.ctx.Timers.Now()
+	allowed := int64(now.Sub(s.start).Seconds()*s.rate) + 1 - s.emitted
+	if allowed > 0 {
+		return int(min(allowed, sourceBatch))
+	}
+	if !s.waiting {
+		s.waiting = true
+		due := s.start.Add(time.Duration(float64(s.emitted) / s.rate * float64(time.Second)))
+		s.ctx.Timers.Schedule(due, func() error { s.waiting = false; return nil })
+	}
+	return 0
+}
+
+// SnapshotState stores the remaining splits with their positions.
+func (s *splitSourceOp[T, S]) SnapshotState(int64) (*op.Snapshot, error) {
+	entries := make([][]byte, len(s.splits))
+	for i, sp := range s.splits {
+		entries[i] = s.codec.Append(nil, sp)
+	}
+	return &op.Snapshot{Lists: []op.NamedList{{Name: splitsState, Mode: op.SplitList, Entries: entries}}}, nil
+}
+
+func (s *splitSourceOp[T, S]) Close() error {
+	if s.reader != nil {
+		return s.reader.Close()
+	}
+	return nil
+}
+
+type funcReader[T, S any] func(split *S, budget int, emit func(T) error) (bool, error)
+
+func (f funcReader[T, S]) Read(split *S, budget int, emit func(T) error) (bool, error) {
+	return f(split, budget, emit)
+}
+
+func (f funcReader[T, S]) Close() error { return nil }

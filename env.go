@@ -57,6 +57,8 @@ type Options struct {
 	// BufferTimeout bounds how long a record waits in a partly filled
 	// network buffer (default 100ms).
 	BufferTimeout time.Duration
+	// Restart is the restart strategy (default NoRestart).
+	Restart RestartStrategy
 	// Logger receives the engine's logs (default: discarded).
 	Logger *slog.Logger
 	// Stdout is where Print writes (default os.Stdout).
@@ -194,6 +196,8 @@ type Result struct {
 	// Accumulators holds the counters user functions added through
 	// RuntimeContext.Counter, summed over subtasks.
 	Accumulators map[string]int64
+	// Restarts is how often the job restarted after failures.
+	Restarts int
 }
 
 // ErrJobFailed wraps the root cause of a failed job.
@@ -258,9 +262,10 @@ func (e *Env) Execute(ctx context.Context, name string) (*Result, error) {
 		TaskManagers: e.opts.TaskManagers,
 		Slots:        e.opts.SlotsPerTaskManager,
 		Task:         task.Config{BufferTimeout: e.opts.BufferTimeout},
+		Restart:      e.opts.Restart.strategy(),
 		Logger:       e.opts.Logger,
 	})
-	out := &Result{JobID: jobID, JobName: name, Duration: res.Duration, Accumulators: e.accumulators.snapshot()}
+	out := &Result{JobID: jobID, JobName: name, Duration: res.Duration, Accumulators: e.accumulators.snapshot(), Restarts: res.Restarts}
 	for _, v := range res.Vertices {
 		out.Vertices = append(out.Vertices, VertexMetrics{Name: v.Name, Parallelism: v.Parallelism, RecordsIn: v.RecordsIn, RecordsOut: v.RecordsOut})
 	}

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -212,4 +213,42 @@ func (f *countingFilter) Open(rc *weir.RuntimeContext) error {
 func (f *countingFilter) Filter(v int) (bool, error) {
 	f.seen.Add(1)
 	return v%2 == 0, nil
+}
+
+// A job with a restart strategy survives a failure; without checkpoints it
+// starts over, so the sink sees the records of both attempts.
+func TestRestartAfterFailure(t *testing.T) {
+	var failed atomic.Bool
+	env := weir.NewEnv(weir.WithParallelism(2), weir.WithRestartStrategy(weir.FixedDelayRestart(2, 10*time.Millisecond)))
+	in := weir.FromSlice(env, []int{1, 2, 3, 4, 5, 6, 7, 8})
+	out := weir.Map(in, func(v int) (int, error) {
+		if v == 5 && failed.CompareAndSwap(false, true) {
+			return 0, errors.New("transient")
+		}
+		return v, nil
+	})
+	got, err := weir.Collect(context.Background(), out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[int]bool{}
+	for _, v := range got {
+		seen[v] = true
+	}
+	if len(seen) != 8 {
+		t.Fatalf("after the restart the job produced %v, want every element", got)
+	}
+}
+
+func TestRestartsExhausted(t *testing.T) {
+	env := weir.NewEnv(weir.WithParallelism(1), weir.WithRestartStrategy(weir.FixedDelayRestart(2, time.Millisecond)))
+	var attempts atomic.Int32
+	weir.AddSink(weir.FromSlice(env, []int{1}), func(int) error { attempts.Add(1); return errors.New("permanent") })
+	res, err := env.Execute(context.Background(), "doomed")
+	if !errors.Is(err, weir.ErrJobFailed) || !strings.Contains(err.Error(), "restarts exhausted") || !strings.Contains(err.Error(), "permanent") {
+		t.Fatalf("err = %v", err)
+	}
+	if attempts.Load() != 3 || res.Restarts != 2 {
+		t.Fatalf("%d attempts, %d restarts; want 3 and 2", attempts.Load(), res.Restarts)
+	}
 }

@@ -42,6 +42,15 @@ type Result struct {
 	Err      error
 	Duration time.Duration
 	Vertices []VertexMetrics
+	// Restarts is the number of times the job restarted after a failure.
+	Restarts int
+}
+
+// Options configure a JobMaster.
+type Options struct {
+	// Restart decides about restarts after failures (nil: none).
+	Restart scheduler.RestartStrategy
+	Logger  *slog.Logger
 }
 
 // JobMaster runs one job.
@@ -52,14 +61,20 @@ type JobMaster struct {
 	tms    map[string]TaskManager
 	free   []slots.ID
 	net    *network.Registry
-	events *queue.Queue[taskmanager.Report]
+	events *queue.Queue[any]
 	log    *slog.Logger
+	// restarts counts the restarts, for the result.
+	restarts int
 
 	metrics map[scheduler.ExecutionID]taskmanager.Report
 }
 
+// restartTimer is the event that ends the delay before a restart.
+type restartTimer struct{}
+
 // New returns the JobMaster of a job over the given TaskManagers.
-func New(jobID string, jg *graph.JobGraph, tms []TaskManager, net *network.Registry, log *slog.Logger) *JobMaster {
+func New(jobID string, jg *graph.JobGraph, tms []TaskManager, net *network.Registry, opts Options) *JobMaster {
+	log := opts.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
@@ -68,8 +83,8 @@ func New(jobID string, jg *graph.JobGraph, tms []TaskManager, net *network.Regis
 		reqs = append(reqs, slots.Request{Vertex: v.ID, Parallelism: v.Parallelism})
 	}
 	jm := &JobMaster{
-		jobID: jobID, graph: jg, sched: scheduler.New(reqs), tms: make(map[string]TaskManager),
-		net: net, events: queue.New[taskmanager.Report](), log: log.With("job", jobID),
+		jobID: jobID, graph: jg, sched: scheduler.New(reqs, opts.Restart), tms: make(map[string]TaskManager),
+		net: net, events: queue.New[any](), log: log.With("job", jobID),
 		metrics: make(map[scheduler.ExecutionID]taskmanager.Report),
 	}
 	for _, tm := range tms {
@@ -82,22 +97,34 @@ func New(jobID string, jg *graph.JobGraph, tms []TaskManager, net *network.Regis
 // Run runs the job to a terminal state. Cancelling ctx cancels the job.
 func (jm *JobMaster) Run(ctx context.Context) Result {
 	start := time.Now()
-	defer jm.net.ReleaseJob(jm.jobID, 0)
+	defer func() { jm.net.ReleaseJob(jm.jobID, jm.sched.Generation()) }()
+	var restart *time.Timer
+	defer func() {
+		if restart != nil {
+			restart.Stop()
+		}
+	}()
 	jm.sched.Step(scheduler.Start{Free: jm.free})
 	done := ctx.Done()
 	for {
 		for _, a := range jm.sched.Ready() {
-			if t, ok := a.(scheduler.Terminated); ok {
-				jm.log.Info("job ended", "status", t.Status, "err", t.Err)
-				return Result{JobID: jm.jobID, Status: t.Status, Err: t.Err, Duration: time.Since(start), Vertices: jm.vertexMetrics()}
+			switch a := a.(type) {
+			case scheduler.Terminated:
+				jm.log.Info("job ended", "status", a.Status, "err", a.Err)
+				return Result{JobID: jm.jobID, Status: a.Status, Err: a.Err, Duration: time.Since(start),
+					Vertices: jm.vertexMetrics(), Restarts: jm.restarts}
+			case scheduler.ScheduleRestart:
+				jm.log.Warn("job failed, restarting", "generation", a.Generation, "after", a.Delay, "cause", a.Cause)
+				jm.net.ReleaseJob(jm.jobID, a.Generation-1)
+				restart = time.AfterFunc(a.Delay, func() { jm.events.Push(restartTimer{}) })
+			default:
+				jm.perform(a)
 			}
-			jm.perform(a)
 		}
 		select {
 		case <-jm.events.Signal():
-			for _, r := range jm.events.PopAll() {
-				jm.metrics[r.ID] = r
-				jm.sched.Step(r.TaskState)
+			for _, ev := range jm.events.PopAll() {
+				jm.handle(ev)
 			}
 		case <-done:
 			done = nil
@@ -106,24 +133,40 @@ func (jm *JobMaster) Run(ctx context.Context) Result {
 	}
 }
 
+func (jm *JobMaster) handle(ev any) {
+	switch e := ev.(type) {
+	case taskmanager.Report:
+		if e.Generation == jm.sched.Generation() {
+			jm.metrics[e.ID] = e
+		}
+		jm.sched.Step(e.TaskState)
+	case restartTimer:
+		jm.restarts++
+		jm.metrics = make(map[scheduler.ExecutionID]taskmanager.Report)
+		jm.sched.Step(scheduler.Restart{})
+	}
+}
+
 func (jm *JobMaster) perform(action any) {
 	switch a := action.(type) {
 	case scheduler.Deploy:
+		report := func(r taskmanager.Report) { jm.events.Push(r) }
 		for _, as := range a.Plan.Assignments {
 			id := scheduler.ExecutionID{Vertex: as.Vertex, Subtask: as.Subtask}
 			err := jm.tms[as.Slot.TaskManager].Submit(taskmanager.Deployment{
-				JobID: jm.jobID, Graph: jm.graph, ID: id, Slot: as.Slot, Report: jm.events.Push,
+				JobID: jm.jobID, Generation: a.Generation, Graph: jm.graph, ID: id, Slot: as.Slot, Report: report,
 			})
 			if err != nil {
 				jm.events.Push(taskmanager.Report{TaskState: scheduler.TaskState{
-					ID: id, State: scheduler.ExecFailed, Err: fmt.Errorf("deploy %v to %v: %w", id, as.Slot, err),
+					ID: id, Generation: a.Generation, State: scheduler.ExecFailed, Now: time.Now(),
+					Err: fmt.Errorf("deploy %v to %v: %w", id, as.Slot, err),
 				}})
 			}
 		}
 	case scheduler.CancelTasks:
 		for _, id := range a.IDs {
 			for _, tm := range jm.tms {
-				tm.Cancel(jm.jobID, 0, id)
+				tm.Cancel(jm.jobID, jm.sched.Generation(), id)
 			}
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/weir-engine/weir/internal/graph"
 	"github.com/weir-engine/weir/internal/jobmaster"
 	"github.com/weir-engine/weir/internal/network"
+	"github.com/weir-engine/weir/internal/scheduler"
 	"github.com/weir-engine/weir/internal/task"
 	"github.com/weir-engine/weir/internal/taskmanager"
 )
@@ -25,7 +26,9 @@ type Options struct {
 	// Credit and Backlog are the buffers per channel (network defaults).
 	Credit, Backlog int
 	Task            task.Config
-	Logger          *slog.Logger
+	// Restart is the restart strategy (nil: none).
+	Restart scheduler.RestartStrategy
+	Logger  *slog.Logger
 }
 
 // Run starts a mini-cluster sized for jg, runs the job, and tears the
@@ -65,5 +68,5 @@ func Run(ctx context.Context, jobID string, jg *graph.JobGraph, opts Options) jo
 			tm.Close()
 		}
 	}()
-	return jobmaster.New(jobID, jg, tms, net, log).Run(ctx)
+	return jobmaster.New(jobID, jg, tms, net, jobmaster.Options{Restart: opts.Restart, Logger: log}).Run(ctx)
 }

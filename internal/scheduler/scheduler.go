@@ -4,14 +4,18 @@
 // goroutines, no I/O, no clock.
 //
 // This is the default (eager, streaming) scheduler: all subtasks are
-// deployed at once into shared slots; the first task failure fails the job
-// (restart strategies come with checkpoints), and the job finishes when every
-// task has.
+// deployed at once into shared slots; a task failure cancels every other
+// task and, if the restart strategy allows, deploys all of them again as a
+// new generation after a delay (the JobMaster restores them from the latest
+// checkpoint); otherwise the job fails. The job finishes when every task
+// has. Reports carry the generation they belong to, so late reports of a
+// cancelled generation are ignored.
 package scheduler
 
 import (
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/weir-engine/weir/internal/scheduler/slots"
 )
@@ -64,18 +68,33 @@ type (
 	Start struct{ Free []slots.ID }
 	// TaskState reports a subtask's new state (Err for ExecFailed).
 	TaskState struct {
-		ID    ExecutionID
-		State ExecutionState
-		Err   error
+		ID         ExecutionID
+		Generation int
+		State      ExecutionState
+		Err        error
+		Now        time.Time
 	}
 	// Cancel asks to cancel the job.
 	Cancel struct{}
+	// Restart deploys the next generation once the delay of a
+	// ScheduleRestart has passed.
+	Restart struct{}
 )
 
 // Actions.
 type (
-	// Deploy starts the assigned subtasks.
-	Deploy struct{ Plan slots.Plan }
+	// Deploy starts the assigned subtasks of a generation.
+	Deploy struct {
+		Plan       slots.Plan
+		Generation int
+	}
+	// ScheduleRestart asks for a Restart event after Delay; every task of
+	// the failed generation has ended.
+	ScheduleRestart struct {
+		Delay      time.Duration
+		Generation int
+		Cause      error
+	}
 	// CancelTasks cancels running subtasks.
 	CancelTasks struct{ IDs []ExecutionID }
 	// Terminated reports the job's final state.
@@ -91,17 +110,25 @@ var ErrTaskCanceled = errors.New("scheduler: task canceled unexpectedly")
 
 // Scheduler is the state machine of one job.
 type Scheduler struct {
-	reqs    []slots.Request
-	status  JobStatus
-	execs   map[ExecutionID]ExecutionState
-	order   []ExecutionID
-	failure error
-	ready   []any
+	reqs       []slots.Request
+	restart    RestartStrategy
+	plan       slots.Plan
+	generation int
+	delay      time.Duration
+	status     JobStatus
+	execs      map[ExecutionID]ExecutionState
+	order      []ExecutionID
+	failure    error
+	ready      []any
 }
 
-// New returns the scheduler of a job with the given vertices.
-func New(reqs []slots.Request) *Scheduler {
-	s := &Scheduler{reqs: reqs, status: Created, execs: make(map[ExecutionID]ExecutionState)}
+// New returns the scheduler of a job with the given vertices; a nil
+// restart strategy means NoRestart.
+func New(reqs []slots.Request, restart RestartStrategy) *Scheduler {
+	if restart == nil {
+		restart = NoRestart{}
+	}
+	s := &Scheduler{reqs: reqs, restart: restart, status: Created, execs: make(map[ExecutionID]ExecutionState)}
 	for _, r := range reqs {
 		for i := 0; i < r.Parallelism; i++ {
 			id := ExecutionID{r.Vertex, i}
@@ -114,6 +141,10 @@ func New(reqs []slots.Request) *Scheduler {
 
 // Status is the job's state.
 func (s *Scheduler) Status() JobStatus { return s.status }
+
+// Generation is the number of the current deployment (0 first, one more
+// per restart).
+func (s *Scheduler) Generation() int { return s.generation }
 
 // Failure is the root cause of a failed job.
 func (s *Scheduler) Failure() error { return s.failure }
@@ -140,6 +171,8 @@ func (s *Scheduler) Step(ev any) {
 		s.taskState(e)
 	case Cancel:
 		s.cancel()
+	case Restart:
+		s.redeploy()
 	}
 }
 
@@ -153,16 +186,30 @@ func (s *Scheduler) start(e Start) {
 		s.terminate(Failed)
 		return
 	}
+	s.plan = plan
+	s.deploy()
+}
+
+func (s *Scheduler) deploy() {
 	s.status = Running
-	for _, a := range plan.Assignments {
+	for _, a := range s.plan.Assignments {
 		s.execs[ExecutionID{a.Vertex, a.Subtask}] = ExecDeploying
 	}
-	s.ready = append(s.ready, Deploy{Plan: plan})
+	s.ready = append(s.ready, Deploy{Plan: s.plan, Generation: s.generation})
+}
+
+func (s *Scheduler) redeploy() {
+	if s.status != Restarting || !s.allTerminal() {
+		return
+	}
+	s.generation++
+	s.failure = nil
+	s.deploy()
 }
 
 func (s *Scheduler) taskState(e TaskState) {
 	prev, ok := s.execs[e.ID]
-	if !ok || prev.Terminal() {
+	if !ok || prev.Terminal() || e.Generation != s.generation {
 		return
 	}
 	if prev == ExecCanceling && !e.State.Terminal() {
@@ -170,15 +217,13 @@ func (s *Scheduler) taskState(e TaskState) {
 		return
 	}
 	s.execs[e.ID] = e.State
-	switch {
-	case e.State == ExecFailed && s.status == Running:
-		s.failure = e.Err
-		s.status = Failing
-		s.cancelRemaining()
-	case e.State == ExecCanceled && s.status == Running:
-		s.failure = fmt.Errorf("%w: subtask %v", ErrTaskCanceled, e.ID)
-		s.status = Failing
-		s.cancelRemaining()
+	if s.status == Running {
+		switch e.State {
+		case ExecFailed:
+			s.fail(e.Err, e.Now)
+		case ExecCanceled:
+			s.fail(fmt.Errorf("%w: subtask %v", ErrTaskCanceled, e.ID), e.Now)
+		}
 	}
 	if !s.allTerminal() {
 		return
@@ -190,14 +235,31 @@ func (s *Scheduler) taskState(e TaskState) {
 		s.terminate(Failed)
 	case Cancelling:
 		s.terminate(Canceled)
+	case Restarting:
+		s.ready = append(s.ready, ScheduleRestart{Delay: s.delay, Generation: s.generation + 1, Cause: s.failure})
 	}
+}
+
+// fail handles the first failure of a running generation: restart if the
+// strategy allows, otherwise fail the job.
+func (s *Scheduler) fail(cause error, now time.Time) {
+	s.failure = cause
+	if delay, ok := s.restart.OnFailure(now); ok {
+		s.status, s.delay = Restarting, delay
+	} else {
+		if _, none := s.restart.(NoRestart); !none {
+			s.failure = fmt.Errorf("%w (%v): %w", ErrRestartsExhausted, s.restart, cause)
+		}
+		s.status = Failing
+	}
+	s.cancelRemaining()
 }
 
 func (s *Scheduler) cancel() {
 	switch s.status {
 	case Created:
 		s.terminate(Canceled)
-	case Running, Failing:
+	case Running, Failing, Restarting:
 		s.status = Cancelling
 		s.cancelRemaining()
 		if s.allTerminal() {

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cockroachdb/datadriven"
 	"github.com/weir-engine/weir/internal/scheduler"
@@ -27,11 +28,20 @@ func TestScheduler(t *testing.T) {
 			case "new":
 				var reqs []slots.Request
 				for _, a := range d.CmdArgs {
+					if a.Key == "restarts" {
+						continue
+					}
 					v, _ := strconv.Atoi(a.Key)
 					p, _ := strconv.Atoi(a.Vals[0])
 					reqs = append(reqs, slots.Request{Vertex: v, Parallelism: p})
 				}
-				s = scheduler.New(reqs)
+				var restart scheduler.RestartStrategy
+				if d.HasArg("restarts") {
+					var n int
+					d.ScanArgs(t, "restarts", &n)
+					restart = &scheduler.FixedDelay{Attempts: n, Delay: time.Second}
+				}
+				s = scheduler.New(reqs, restart)
 			case "start":
 				var free []slots.ID
 				for _, a := range d.CmdArgs {
@@ -42,13 +52,18 @@ func TestScheduler(t *testing.T) {
 				}
 				s.Step(scheduler.Start{Free: free})
 			case "task":
-				var v, st int
-				fmt.Sscanf(d.CmdArgs[0].Key, "%d/%d", &v, &st)
-				ev := scheduler.TaskState{ID: scheduler.ExecutionID{Vertex: v, Subtask: st}, State: scheduler.ExecutionState(d.CmdArgs[1].Key)}
+				// task V/S[@GEN] STATE [error]
+				var v, st, gen int
+				if _, err := fmt.Sscanf(d.CmdArgs[0].Key, "%d/%d@%d", &v, &st, &gen); err != nil {
+					gen = s.Generation()
+				}
+				ev := scheduler.TaskState{ID: scheduler.ExecutionID{Vertex: v, Subtask: st}, Generation: gen, State: scheduler.ExecutionState(d.CmdArgs[1].Key)}
 				if len(d.CmdArgs) > 2 {
 					ev.Err = errors.New(d.CmdArgs[2].Key)
 				}
 				s.Step(ev)
+			case "restart":
+				s.Step(scheduler.Restart{})
 			case "cancel":
 				s.Step(scheduler.Cancel{})
 			default:
@@ -68,7 +83,9 @@ func render(s *scheduler.Scheduler) string {
 			for _, as := range a.Plan.Assignments {
 				parts = append(parts, fmt.Sprintf("%d/%d@%v", as.Vertex, as.Subtask, as.Slot))
 			}
-			fmt.Fprintf(&b, "deploy %s\n", strings.Join(parts, " "))
+			fmt.Fprintf(&b, "deploy gen=%d %s\n", a.Generation, strings.Join(parts, " "))
+		case scheduler.ScheduleRestart:
+			fmt.Fprintf(&b, "schedule restart gen=%d after %v cause=%v\n", a.Generation, a.Delay, a.Cause)
 		case scheduler.CancelTasks:
 			fmt.Fprintf(&b, "cancel %v\n", a.IDs)
 		case scheduler.Terminated:

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"time"
 
 	"github.com/weir-engine/weir/internal/graph"
 	"github.com/weir-engine/weir/internal/network"
@@ -104,7 +105,7 @@ func (tm *TaskManager) Submit(d Deployment) error {
 		defer cancel()
 		report := func(st scheduler.ExecutionState, err error) {
 			d.Report(Report{
-				TaskState: scheduler.TaskState{ID: d.ID, State: st, Err: err},
+				TaskState: scheduler.TaskState{ID: d.ID, Generation: d.Generation, State: st, Err: err, Now: time.Now()},
 				RecordsIn: t.Metrics.RecordsIn.Load(), RecordsOut: t.Metrics.RecordsOut.Load(),
 			})
 		}

@@ -9,6 +9,10 @@ import (
 
 // Context is what a task hands each operator of its chain at Open.
 type Context struct {
+	// JobID names the job; Attempt is the job's restart generation (0 for
+	// the first run).
+	JobID   string
+	Attempt int
 	// Name is the operator's display name; UID its stable id.
 	Name, UID string
 	// SubtaskIndex and Parallelism identify this subtask of the operator.

@@ -131,6 +131,8 @@ func (t *Task) buildChain(writers map[*graph.StreamEdge]network.Writer) error {
 		}
 		c.inst = operator
 		c.ctx = &op.Context{
+			JobID:          t.desc.JobID,
+			Attempt:        t.desc.Generation,
 			Name:           n.Name,
 			UID:            n.UID,
 			SubtaskIndex:   t.desc.Subtask,

@@ -1,0 +1,145 @@
+package weir
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/weir-engine/weir/internal/codec"
+	"github.com/weir-engine/weir/internal/op"
+)
+
+// SinkTo ends the stream in a two-phase-commit sink: elements are written
+// into the sink's pending transaction, pre-committed at every checkpoint,
+// and committed once that checkpoint completed. With checkpoints disabled
+// nothing is ever committed except at the final checkpoint of a bounded
+// job, so enable them.
+func SinkTo[T, C any](s DataStream[T], sink Sink[T, C]) DataStreamSink {
+	if err := checkFn(s, "SinkTo", sink); err != nil {
+		return DataStreamSink{invalid[struct{}](s.env, err)}
+	}
+	if _, err := codec.For[C](); err != nil {
+		return DataStreamSink{invalid[struct{}](s.env, fmt.Errorf("weir: SinkTo: committables must be serializable: %w", err))}
+	}
+	return addSink(s, "Sink", func(any) (any, error) { return &twoPhaseSinkOp[T, C]{sink: sink}, nil })
+}
+
+// committablesState names the operator list state of pending committables.
+const committablesState = "committables"
+
+// pendingCommittable is a committable with the checkpoint it belongs to.
+type pendingCommittable[C any] struct {
+	CheckpointID int64
+	Committable  C
+}
+
+// twoPhaseSinkOp runs a Sink's writer and committer in one operator: the
+// writer pre-commits in SnapshotState, and NotifyCheckpointComplete commits
+// everything pre-committed up to that checkpoint. Committables wait in
+// operator state, so a restored subtask commits what a failed attempt
+// pre-committed for a completed checkpoint but may not have committed.
+type twoPhaseSinkOp[T, C any] struct {
+	sink      Sink[T, C]
+	ctx       context.Context
+	cancel    context.CancelFunc
+	writer    SinkWriter[T, C]
+	committer Committer[C]
+	codec     codec.Codec[pendingCommittable[C]]
+	pending   []pendingCommittable[C]
+}
+
+func (k *twoPhaseSinkOp[T, C]) Open(ctx *op.Context) error {
+	k.ctx, k.cancel = context.WithCancel(context.Background())
+	c, err := codec.For[pendingCommittable[C]]()
+	if err != nil {
+		return err
+	}
+	k.codec = c
+	info := SinkContext{JobID: ctx.JobID, OperatorUID: ctx.UID, SubtaskIndex: ctx.SubtaskIndex, Parallelism: ctx.Parallelism, AttemptNumber: ctx.Attempt}
+	if ctx.Restored != nil {
+		info.RestoredFromID = ctx.Restored.CheckpointID
+		for _, e := range ctx.Restored.List(committablesState) {
+			pc, _, err := c.Decode(e)
+			if err != nil {
+				return fmt.Errorf("restore committable: %w", err)
+			}
+			k.pending = append(k.pending, pc)
+		}
+	}
+	if k.committer, err = k.sink.CreateCommitter(k.ctx, info); err != nil {
+		return fmt.Errorf("create committer: %w", err)
+	}
+	// Restored committables belong to checkpoints that completed: commit
+	// them before anything new is written.
+	if info.RestoredFromID > 0 {
+		if err := k.commitUpTo(info.RestoredFromID); err != nil {
+			return err
+		}
+	}
+	if k.writer, err = k.sink.CreateWriter(k.ctx, info); err != nil {
+		return fmt.Errorf("create writer: %w", err)
+	}
+	return nil
+}
+
+func (k *twoPhaseSinkOp[T, C]) ProcessElement(_ int64, v T) error { return k.writer.Write(k.ctx, v) }
+
+func (k *twoPhaseSinkOp[T, C]) Finish() error { return k.writer.Flush(k.ctx, true) }
+
+func (k *twoPhaseSinkOp[T, C]) SnapshotState(id int64) (*op.Snapshot, error) {
+	if err := k.writer.Flush(k.ctx, false); err != nil {
+		return nil, fmt.Errorf("flush for checkpoint %d: %w", id, err)
+	}
+	cs, err := k.writer.PrepareCommit(k.ctx, id)
+	if err != nil {
+		return nil, fmt.Errorf("pre-commit for checkpoint %d: %w", id, err)
+	}
+	for _, c := range cs {
+		k.pending = append(k.pending, pendingCommittable[C]{CheckpointID: id, Committable: c})
+	}
+	entries := make([][]byte, len(k.pending))
+	for i, pc := range k.pending {
+		entries[i] = k.codec.Append(nil, pc)
+	}
+	return &op.Snapshot{Lists: []op.NamedList{{Name: committablesState, Mode: op.SplitList, Entries: entries}}}, nil
+}
+
+func (k *twoPhaseSinkOp[T, C]) NotifyCheckpointComplete(id int64) error { return k.commitUpTo(id) }
+
+// NotifyCheckpointAborted keeps the committables: a later completed
+// checkpoint commits them.
+func (k *twoPhaseSinkOp[T, C]) NotifyCheckpointAborted(int64) error { return nil }
+
+func (k *twoPhaseSinkOp[T, C]) commitUpTo(id int64) error {
+	var due []C
+	var rest []pendingCommittable[C] // a new slice: on failure pending stays whole
+	for _, pc := range k.pending {
+		if pc.CheckpointID <= id {
+			due = append(due, pc.Committable)
+		} else {
+			rest = append(rest, pc)
+		}
+	}
+	if len(due) == 0 {
+		return nil
+	}
+	if err := k.committer.Commit(k.ctx, due); err != nil {
+		return fmt.Errorf("commit checkpoint %d: %w", id, err)
+	}
+	k.pending = rest
+	return nil
+}
+
+func (k *twoPhaseSinkOp[T, C]) Close() error {
+	var errs []error
+	if k.writer != nil {
+		errs = append(errs, k.writer.Close())
+	}
+	if k.committer != nil {
+		errs = append(errs, k.committer.Close())
+	}
+	if k.cancel != nil {
+		k.cancel()
+	}
+	return errors.Join(errs...)
+}

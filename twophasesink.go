@@ -39,17 +39,20 @@ type pendingCommittable[C any] struct {
 // operator state, so a restored subtask commits what a failed attempt
 // pre-committed for a completed checkpoint but may not have committed.
 type twoPhaseSinkOp[T, C any] struct {
-	sink      Sink[T, C]
-	ctx       context.Context
-	cancel    context.CancelFunc
-	writer    SinkWriter[T, C]
-	committer Committer[C]
-	codec     codec.Codec[pendingCommittable[C]]
-	pending   []pendingCommittable[C]
+	sink   Sink[T, C]
+	ctx    context.Context
+	cancel context.CancelFunc
+	// checkpointing is off: commit at the end of input instead.
+	noCheckpoints bool
+	writer        SinkWriter[T, C]
+	committer     Committer[C]
+	codec         codec.Codec[pendingCommittable[C]]
+	pending       []pendingCommittable[C]
 }
 
 func (k *twoPhaseSinkOp[T, C]) Open(ctx *op.Context) error {
 	k.ctx, k.cancel = context.WithCancel(context.Background())
+	k.noCheckpoints = !ctx.Checkpointing
 	c, err := codec.For[pendingCommittable[C]]()
 	if err != nil {
 		return err
@@ -84,7 +87,27 @@ func (k *twoPhaseSinkOp[T, C]) Open(ctx *op.Context) error {
 
 func (k *twoPhaseSinkOp[T, C]) ProcessElement(_ int64, v T) error { return k.writer.Write(k.ctx, v) }
 
-func (k *twoPhaseSinkOp[T, C]) Finish() error { return k.writer.Flush(k.ctx, true) }
+// Finish flushes the writer. Without checkpoints there will be no final
+// checkpoint, so the last data is pre-committed and committed here.
+func (k *twoPhaseSinkOp[T, C]) Finish() error {
+	if err := k.writer.Flush(k.ctx, true); err != nil {
+		return err
+	}
+	if !k.noCheckpoints {
+		return nil
+	}
+	cs, err := k.writer.PrepareCommit(k.ctx, 0)
+	if err != nil {
+		return fmt.Errorf("pre-commit at end of input: %w", err)
+	}
+	if len(cs) == 0 {
+		return nil
+	}
+	if err := k.committer.Commit(k.ctx, cs); err != nil {
+		return fmt.Errorf("commit at end of input: %w", err)
+	}
+	return nil
+}
 
 func (k *twoPhaseSinkOp[T, C]) SnapshotState(id int64) (*op.Snapshot, error) {
 	if err := k.writer.Flush(k.ctx, false); err != nil {

@@ -27,6 +27,9 @@ type Context struct {
 	Timers TimerScheduler
 	// Mailbox runs actions on the task's goroutine.
 	Mailbox Mailbox
+	// Checkpointing says whether the job takes checkpoints; without them a
+	// two-phase-commit sink commits at the end of its input.
+	Checkpointing bool
 	// Restored is the state to start from, or nil for a fresh start.
 	Restored *Restored
 	// SideOutputs holds an Output[S] per side-output tag id that has a

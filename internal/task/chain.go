@@ -143,6 +143,8 @@ func (t *Task) buildChain(writers map[*graph.StreamEdge]network.Writer) error {
 			Timers:         timers{clock: t.cfg.Clock, mail: t.mail, attr: c.attr(t), set: &t.timers},
 			Mailbox:        t.mail,
 			SideOutputs:    sideOuts,
+			Checkpointing:  t.desc.Checkpointing,
+			Restored:       t.desc.Restored[n.UID],
 		}
 		built[n] = c
 		t.chain[i] = c

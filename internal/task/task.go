@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/weir-engine/weir/internal/barrier"
 	"github.com/weir-engine/weir/internal/clock"
 	"github.com/weir-engine/weir/internal/graph"
 	"github.com/weir-engine/weir/internal/network"
@@ -48,6 +49,17 @@ type Descriptor struct {
 	Vertex     *graph.JobVertex
 	Subtask    int
 	Network    *network.Registry
+
+	// Checkpointing enables checkpoints; Checkpoints receives the task's
+	// acknowledgements (nil: discarded).
+	Checkpointing bool
+	Checkpoints   Responder
+	// Restored holds the state of each operator (by uid) to start from,
+	// LastCheckpointID the checkpoint it comes from, and ChannelState the
+	// in-flight input data of an unaligned checkpoint, per input channel.
+	Restored         map[string]*op.Restored
+	LastCheckpointID int64
+	ChannelState     map[int][][]byte
 }
 
 // Metrics are the task's counters, readable from any goroutine.
@@ -79,6 +91,14 @@ type Task struct {
 	eopCount       int
 	recordsIn      int64
 
+	// checkpointing (see checkpoint.go)
+	barriers    *barrier.Handler
+	lastBarrier network.CheckpointBarrier
+	unaligned   *unalignedSnapshot
+	finishedOps bool
+	finalAfter  int64
+	finalDone   bool
+
 	// Metrics is updated as the task runs.
 	Metrics Metrics
 }
@@ -86,6 +106,9 @@ type Task struct {
 // New returns a task for desc.
 func New(desc Descriptor, cfg Config) *Task {
 	cfg.ensureDefaults()
+	if desc.Checkpoints == nil {
+		desc.Checkpoints = discardResponder{}
+	}
 	return &Task{
 		desc: desc,
 		cfg:  cfg,
@@ -123,6 +146,9 @@ func (t *Task) Run(ctx context.Context, running func()) (err error) {
 			return op.Attribute(fmt.Errorf("open: %w", err), c.node.Name, t.desc.Subtask, t.desc.Vertex.Parallelism)
 		}
 	}
+	if err := t.replayChannelState(); err != nil {
+		return err
+	}
 	if running != nil {
 		running()
 	}
@@ -133,10 +159,13 @@ func (t *Task) Run(ctx context.Context, running func()) (err error) {
 	if err := t.finishOperators(); err != nil {
 		return err
 	}
+	t.finishedOps = true
 	if err := t.broadcast(network.EndOfData{}); err != nil {
 		return err
 	}
-	if err := t.loop(func() bool { return t.eopCount == len(t.layout) }); err != nil {
+	t.desc.Checkpoints.EndOfData()
+	waitFinal := t.desc.Checkpointing && t.hasCommitLogic()
+	if err := t.loop(func() bool { return t.eopCount == len(t.layout) && (!waitFinal || t.finalDone) }); err != nil {
 		return err
 	}
 	if err := t.closeOperators(); err != nil {
@@ -156,6 +185,7 @@ func (t *Task) setup() error {
 		t.valve = network.NewValve(len(t.layout))
 		t.endOfData = make([]bool, len(t.layout))
 		t.endOfPartition = make([]bool, len(t.layout))
+		t.barriers = barrier.New(len(t.layout), barrier.Options{LastCheckpointID: t.desc.LastCheckpointID})
 	}
 	writers, err := t.buildWriters()
 	if err != nil {
@@ -249,16 +279,15 @@ func (t *Task) handle(it network.Item, ch int) error {
 		if t.endOfData[ch] {
 			return fmt.Errorf("task: channel %d sent data after EndOfData", ch)
 		}
-		n, err := t.readers[ch].Deliver(it.Buf, func(wm int64) error {
-			if m, ok := t.valve.Input(ch, wm); ok {
-				return t.headWatermark(m)
-			}
-			return nil
-		})
+		t.recordChannelState(ch, it.Buf)
+		err := t.deliver(ch, it.Buf)
 		t.gate.Recycle(ch, it.Buf)
-		t.recordsIn += int64(n)
-		t.Metrics.RecordsIn.Store(t.recordsIn)
 		return err
+	case network.CheckpointBarrier:
+		return t.onBarrier(ch, e)
+	case network.CancelCheckpointMarker:
+		t.barriers.OnCancelMarker(ch, e.ID)
+		return t.barrierActions()
 	case network.EndOfData:
 		return t.channelEndOfData(ch)
 	case network.EndOfPartition:
@@ -268,6 +297,10 @@ func (t *Task) handle(it network.Item, ch int) error {
 		if !t.endOfPartition[ch] {
 			t.endOfPartition[ch] = true
 			t.eopCount++
+			t.barriers.OnEndOfPartition(ch)
+			if err := t.barrierActions(); err != nil {
+				return err
+			}
 			if m, ok := t.valve.End(ch); ok {
 				return t.headWatermark(m)
 			}
@@ -276,6 +309,36 @@ func (t *Task) handle(it network.Item, ch int) error {
 	default:
 		return fmt.Errorf("task: unexpected event %T on channel %d", e, ch)
 	}
+}
+
+// deliver decodes a data buffer of channel ch into the head operator.
+func (t *Task) deliver(ch int, buf []byte) error {
+	n, err := t.readers[ch].Deliver(buf, func(wm int64) error {
+		if m, ok := t.valve.Input(ch, wm); ok {
+			return t.headWatermark(m)
+		}
+		return nil
+	})
+	t.recordsIn += int64(n)
+	t.Metrics.RecordsIn.Store(t.recordsIn)
+	return err
+}
+
+// replayChannelState processes the in-flight data an unaligned checkpoint
+// recorded, before any live input: it came before the barrier on its
+// channel.
+func (t *Task) replayChannelState() error {
+	for ch, bufs := range t.desc.ChannelState {
+		if ch < 0 || ch >= len(t.readers) {
+			return fmt.Errorf("task: restored channel state for channel %d of %d", ch, len(t.readers))
+		}
+		for _, b := range bufs {
+			if err := t.deliver(ch, b); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 func (t *Task) channelEndOfData(ch int) error {

@@ -252,3 +252,17 @@ func TestRestartsExhausted(t *testing.T) {
 		t.Fatalf("%d attempts, %d restarts; want 3 and 2", attempts.Load(), res.Restarts)
 	}
 }
+
+// A panicking user function fails the job with the panic, not the process.
+func TestPanicFailsTheJob(t *testing.T) {
+	env := weir.NewEnv(weir.WithParallelism(2))
+	var nilMap map[string]int
+	out := weir.Map(weir.FromSlice(env, []int{1, 2, 3}), func(v int) (int, error) {
+		nilMap["x"] = v // assignment to a nil map panics
+		return v, nil
+	})
+	_, err := weir.Collect(context.Background(), out)
+	if !errors.Is(err, weir.ErrJobFailed) || !strings.Contains(err.Error(), "panic: assignment to entry in nil map") {
+		t.Fatalf("err = %v", err)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"runtime/debug"
 	"sync/atomic"
 	"time"
 
@@ -136,6 +137,13 @@ func (t *Task) Run(ctx context.Context, running func()) (err error) {
 	t.ctx = ctx
 	defer t.mail.close()
 	defer func() { err = t.cleanup(err) }()
+	// A panic in an operator or user function fails the task, and through
+	// it the job, instead of the process.
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("task %s: panic: %v\n%s", t.Name(), r, debug.Stack())
+		}
+	}()
 	if err := t.setup(); err != nil {
 		return err
 	}

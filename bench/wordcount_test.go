@@ -1,0 +1,135 @@
+package bench_test
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/weir-engine/weir"
+	"github.com/weir-engine/weir/jobs/wordcount"
+)
+
+// wordcountInput writes (once per process) a 100 MB text file of words
+// drawn from a Zipf-like vocabulary, mixed case and punctuation, so the
+// tokenizer and the per-word state both do real work.
+var wordcountInput = sync.OnceValues(func() (string, error) {
+	dir, err := os.MkdirTemp("", "weir-bench-wordcount")
+	if err != nil {
+		return "", err
+	}
+	path := filepath.Join(dir, "input.txt")
+	f, err := os.Create(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	w := bufio.NewWriterSize(f, 1<<20)
+	r := rand.New(rand.NewPCG(42, 42))
+	zipf := rand.NewZipf(r, 1.2, 1, 200_000)
+	written := 0
+	for written < 100<<20 {
+		var line strings.Builder
+		for n := 5 + r.IntN(10); n > 0; n-- {
+			word := fmt.Sprintf("w%x", zipf.Uint64())
+			if r.IntN(10) == 0 {
+				word = strings.ToUpper(word)
+			}
+			line.WriteString(word)
+			line.WriteString([]string{" ", ", ", ". ", " -- "}[r.IntN(4)])
+		}
+		line.WriteByte('\n')
+		n, _ := w.WriteString(line.String())
+		written += n
+	}
+	return path, w.Flush()
+})
+
+// countLoop is the hand-written single-goroutine program: read lines, split
+// them with the same tokenizer, count in a map.
+func countLoop(path string) (map[string]int64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	counts := make(map[string]int64)
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	var words []string
+	for sc.Scan() {
+		words = wordcount.AppendWords(words[:0], sc.Text())
+		for _, w := range words {
+			counts[w]++
+		}
+	}
+	return counts, sc.Err()
+}
+
+// BenchmarkWordcount100MB runs the wordcount job on 100 MB beside the
+// hand-written loop. Target: the job within 3x of the loop's time.
+func BenchmarkWordcount100MB(b *testing.B) {
+	path, err := wordcountInput()
+	if err != nil {
+		b.Fatal(err)
+	}
+	want, err := countLoop(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("loop", func(b *testing.B) {
+		start := time.Now()
+		for range b.N {
+			if _, err := countLoop(path); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(100*float64(b.N)/time.Since(start).Seconds(), "MB/s")
+	})
+	for _, p := range []int{1, 2} {
+		b.Run(fmt.Sprintf("engine-p%d", p), func(b *testing.B) {
+			start := time.Now()
+			for range b.N {
+				out := b.TempDir()
+				env := weir.NewEnv(weir.WithParallelism(p))
+				if err := wordcount.Wordcount(env, []string{path}, out); err != nil {
+					b.Fatal(err)
+				}
+				if _, err := env.Execute(context.Background(), "wordcount"); err != nil {
+					b.Fatal(err)
+				}
+				b.StopTimer()
+				checkWordcount(b, out, want)
+				b.StartTimer()
+			}
+			b.ReportMetric(100*float64(b.N)/time.Since(start).Seconds(), "MB/s")
+		})
+	}
+}
+
+func checkWordcount(b *testing.B, dir string, want map[string]int64) {
+	files, _ := filepath.Glob(filepath.Join(dir, "part-*"))
+	got := 0
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+			word, count, _ := strings.Cut(line, "\t")
+			if fmt.Sprint(want[word]) != count {
+				b.Fatalf("count(%q) = %s, want %d", word, count, want[word])
+			}
+			got++
+		}
+	}
+	if got != len(want) {
+		b.Fatalf("%d words in the output, want %d", got, len(want))
+	}
+}

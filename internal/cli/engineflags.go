@@ -1,0 +1,231 @@
+package cli
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// maxParallelism is the largest parallelism the engine accepts (its
+// largest number of key groups).
+const maxParallelism = 1 << 15
+
+// EngineFlags are the flags of `weir run` that configure the engine rather
+// than the job. A zero field takes the engine's default.
+type EngineFlags struct {
+	// Parallelism is the default parallelism of operators (default: the
+	// number of CPUs).
+	Parallelism int
+	// Mode is "streaming" or "batch" ("" means streaming).
+	Mode string
+	// TaskManagers and Slots size the embedded mini-cluster (default one
+	// TaskManager with as many slots as the job needs).
+	TaskManagers, Slots int
+	// Quiet drops the summary line of a finished job.
+	Quiet bool
+}
+
+// engineFlag is one engine flag: its name, the placeholder of its value
+// ("" for a boolean flag), its help, and how it sets EngineFlags. A flag
+// without set is part of the contract but not available in this version;
+// missing says what is missing.
+type engineFlag struct {
+	name, arg, usage string
+	set              func(f *EngineFlags, v string) error
+	missing          string
+}
+
+// engineFlags lists the engine flags in the order help shows them.
+var engineFlags = []engineFlag{
+	{name: "parallelism", arg: "N", usage: "default parallelism of operators (default: the number of CPUs)",
+		set: func(f *EngineFlags, v string) (err error) {
+			f.Parallelism, err = positive(v, maxParallelism)
+			return err
+		}},
+	{name: "mode", arg: "streaming|batch", usage: "runtime mode (default streaming); batch needs bounded sources",
+		set: func(f *EngineFlags, v string) error {
+			if v != "streaming" && v != "batch" {
+				return fmt.Errorf("want streaming or batch")
+			}
+			f.Mode = v
+			return nil
+		}},
+	{name: "taskmanagers", arg: "N", usage: "TaskManagers of the embedded mini-cluster (default 1)",
+		set: func(f *EngineFlags, v string) (err error) {
+			f.TaskManagers, err = positive(v, 1024)
+			return err
+		}},
+	{name: "slots", arg: "N", usage: "slots per TaskManager (default: as many as the job needs)",
+		set: func(f *EngineFlags, v string) (err error) {
+			f.Slots, err = positive(v, maxParallelism)
+			return err
+		}},
+	{name: "quiet", usage: "do not print the summary line of a finished job",
+		set: func(f *EngineFlags, v string) (err error) {
+			f.Quiet, err = strconv.ParseBool(v)
+			if err != nil {
+				return fmt.Errorf("want true or false")
+			}
+			return nil
+		}},
+	{name: "checkpoint-interval", arg: "DUR", usage: "checkpoint every DUR", missing: "checkpointing is not built yet"},
+	{name: "checkpoint-dir", arg: "DIR", usage: "where checkpoints are stored", missing: "checkpointing is not built yet"},
+	{name: "from-savepoint", arg: "PATH", usage: "restore the job's state from a savepoint", missing: "savepoints are not built yet"},
+	{name: "jobmanager", arg: "HOST:PORT", usage: "submit to a cluster instead of running embedded", missing: "the distributed runtime is not built yet"},
+	{name: "detach", usage: "print the job id and return", missing: "it needs a cluster (--jobmanager), which is not built yet"},
+}
+
+func lookupEngineFlag(name string) *engineFlag {
+	for i := range engineFlags {
+		if engineFlags[i].name == name {
+			return &engineFlags[i]
+		}
+	}
+	return nil
+}
+
+// positive parses a decimal integer in [1, limit].
+func positive(v string, limit int) (int, error) {
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 || n > limit {
+		return 0, fmt.Errorf("want an integer from 1 to %d", limit)
+	}
+	return n, nil
+}
+
+// RunArgs is the parsed command line of `weir run`.
+type RunArgs struct {
+	// Job is the job's name ("" when none was given).
+	Job string
+	// Engine holds the engine flags.
+	Engine EngineFlags
+	// JobArgs are the arguments for the job's builder, in order.
+	JobArgs []string
+	// Help is set when -h or --help came before the job's name (after it,
+	// the flag goes to the job, which prints its own help).
+	Help bool
+}
+
+// ParseRunArgs splits the arguments after `run` into the job's name, the
+// engine flags and the job's arguments, as the package comment describes.
+// Its errors are one line and the user's to fix (exit 2).
+func ParseRunArgs(args []string) (RunArgs, error) {
+	var r RunArgs
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			if r.Job == "" && i+1 < len(args) {
+				r.Job, i = args[i+1], i+1
+			}
+			r.JobArgs = append(r.JobArgs, args[i+1:]...)
+			break
+		}
+		name, value, hasValue, isFlag := splitFlag(a)
+		if !isFlag {
+			if r.Job == "" {
+				r.Job = a
+			} else {
+				r.JobArgs = append(r.JobArgs, a)
+			}
+			continue
+		}
+		ef := lookupEngineFlag(name)
+		switch {
+		case ef == nil && r.Job != "":
+			r.JobArgs = append(r.JobArgs, a)
+			continue
+		case ef == nil && (name == "h" || name == "help"):
+			r.Help = true
+			continue
+		case ef == nil:
+			return r, fmt.Errorf("unknown engine flag %s before the job name (job flags go after it)%s", a, suggest(name))
+		case ef.set == nil:
+			return r, fmt.Errorf("--%s is not available in this version: %s", name, ef.missing)
+		}
+		if !hasValue {
+			if ef.arg == "" {
+				value = "true"
+			} else if i+1 < len(args) {
+				i++
+				value = args[i]
+			} else {
+				return r, fmt.Errorf("flag --%s needs a value (%s)", name, ef.arg)
+			}
+		}
+		if err := ef.set(&r.Engine, value); err != nil {
+			return r, fmt.Errorf("invalid value %q for --%s: %w", value, name, err)
+		}
+	}
+	return r, nil
+}
+
+// splitFlag splits "-name", "--name" and "--name=value". Like Go's flag
+// package, it takes "-" alone and words starting with "---" for
+// non-flags.
+func splitFlag(a string) (name, value string, hasValue, isFlag bool) {
+	if len(a) < 2 || a[0] != '-' {
+		return "", "", false, false
+	}
+	name = a[1:]
+	if name[0] == '-' {
+		name = name[1:]
+	}
+	if name == "" || name[0] == '-' || name[0] == '=' {
+		return "", "", false, false
+	}
+	name, value, hasValue = strings.Cut(name, "=")
+	return name, value, hasValue, true
+}
+
+// suggest returns " (did you mean --x?)" when name is a likely misspelling
+// of the engine flag x, else "".
+func suggest(name string) string {
+	best, bestDist := "", 3
+	for _, f := range engineFlags {
+		if d := editDistance(name, f.name); d < bestDist {
+			best, bestDist = f.name, d
+		}
+	}
+	if best == "" || best == name {
+		return ""
+	}
+	return fmt.Sprintf(" (did you mean --%s?)", best)
+}
+
+// editDistance is the Levenshtein distance between a and b (bytes).
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+// engineFlagsHelp is the engine flags section of the help of `run`.
+func engineFlagsHelp() string {
+	var b strings.Builder
+	for _, f := range engineFlags {
+		left := "--" + f.name
+		if f.arg != "" {
+			left += " " + f.arg
+		}
+		usage := f.usage
+		if f.set == nil {
+			usage += " (not available in this version)"
+		}
+		fmt.Fprintf(&b, "  %-26s %s\n", left, usage)
+	}
+	return b.String()
+}

@@ -1,0 +1,111 @@
+package cli
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+)
+
+// newRunCmd is `weir run JOB [engine flags] [job flags]`. Cobra's flag
+// parsing is off for it: engine flags and job flags interleave, and only
+// ParseRunArgs knows which is which.
+func newRunCmd(name string, jobs JobRunner, stdout, stderr io.Writer) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "run JOB [engine flags] [job flags]",
+		Short: "Build a registered job and run it on an embedded mini-cluster",
+		Long: "Build the registered job JOB with its job flags and run it on an embedded\n" +
+			"mini-cluster until it ends. Engine flags may come anywhere after 'run';\n" +
+			"every other argument after JOB goes to the job; after '--' everything does.\n" +
+			"'" + name + " run JOB --help' shows the job's flags.\n\n" +
+			"Engine flags:\n" + engineFlagsHelp(),
+		DisableFlagParsing:    true,
+		DisableFlagsInUseLine: true,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runJob(cmd, name, jobs, args, stdout, stderr)
+		},
+	}
+	return cmd
+}
+
+func runJob(cmd *cobra.Command, name string, jobs JobRunner, args []string, stdout, stderr io.Writer) error {
+	ra, err := ParseRunArgs(args)
+	if err != nil {
+		return Usage(fmt.Errorf("run: %w", err))
+	}
+	if ra.Help && ra.Job == "" {
+		cmd.SetOut(stdout)
+		return cmd.Help()
+	}
+	if ra.Job == "" {
+		return Usage(fmt.Errorf("run: no job given; %s", jobList(jobs)))
+	}
+	if !hasJob(jobs, ra.Job) {
+		return Usage(fmt.Errorf("run: unknown job %q; %s", ra.Job, jobList(jobs)))
+	}
+	if ra.Help {
+		// -h before the job's name: show the job's flags too. First, so
+		// that the job's flag parser sees it before any positional one.
+		ra.JobArgs = append([]string{"-h"}, ra.JobArgs...)
+	}
+	sum, err := jobs.Run(cmd.Context(), RunRequest{
+		Job: ra.Job, Args: ra.JobArgs, Engine: ra.Engine, Stdout: stdout,
+	})
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		fmt.Fprintf(stderr, "\nEngine flags of '%s run' (before or after the job's flags):\n%s", name, engineFlagsHelp())
+		return &exitError{code: ExitOK}
+	case err != nil && isUsage(err):
+		return Usage(fmt.Errorf("%w%s", err, jobFlagHint(err)))
+	case err != nil:
+		return err
+	}
+	if !ra.Engine.Quiet {
+		fmt.Fprintf(stderr, "job %s %s finished in %v, %d records exchanged between tasks\n",
+			ra.Job, sum.JobID, sum.Duration.Round(time.Millisecond), sum.Records)
+	}
+	return nil
+}
+
+func hasJob(jobs JobRunner, name string) bool {
+	for _, j := range jobs.Jobs() {
+		if j.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// jobList names the jobs for an error message.
+func jobList(jobs JobRunner) string {
+	var names []string
+	for _, j := range jobs.Jobs() {
+		names = append(names, j.Name)
+	}
+	if len(names) == 0 {
+		return "no jobs are registered in this binary"
+	}
+	return "jobs: " + strings.Join(names, ", ")
+}
+
+// undefinedFlag matches the error of Go's flag package for a flag the job
+// does not define.
+var undefinedFlag = regexp.MustCompile(`flag provided but not defined: -+([^\s=]+)`)
+
+// jobFlagHint points at the engine flag a job rejected by mistake: a
+// misspelt engine flag reaches the job, which does not know it either.
+func jobFlagHint(err error) string {
+	m := undefinedFlag.FindStringSubmatch(err.Error())
+	if m == nil {
+		return ""
+	}
+	if s := suggest(m[1]); s != "" {
+		return strings.Replace(s, "did you mean", "did you mean the engine flag", 1)
+	}
+	return ""
+}

@@ -1,0 +1,125 @@
+package weir
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/weir-engine/weir/internal/cli"
+)
+
+// Main runs the weir command line on os.Args with the jobs registered by
+// RegisterJob, and exits the process with its exit code; it does not
+// return. A binary that registers its own jobs and calls Main from its
+// main function gets the same commands as the weir binary:
+//
+//	weir run JOB [engine flags] [job flags]   build JOB and run it to the end
+//	weir jobs                                 list the registered jobs
+//
+// Exit codes: 0 when the job finished, 1 when it failed, 2 for usage
+// errors (bad flags, an unknown job, a job that cannot be built from its
+// arguments), 130 when SIGINT or SIGTERM canceled the job. Failures print
+// one line "weir: <reason>" on stderr; stdout carries only the job's
+// output. The command line is documented in full by `weir help run`.
+func Main() {
+	os.Exit(cli.Main(jobRunner{reg: registeredJobs}))
+}
+
+// jobRunner runs registered jobs for the command line: it turns the engine
+// flags into Options, calls the job's builder and executes the program.
+type jobRunner struct{ reg *jobRegistry }
+
+var _ cli.JobRunner = jobRunner{}
+
+// Jobs implements cli.JobRunner.
+func (r jobRunner) Jobs() []cli.JobInfo {
+	var out []cli.JobInfo
+	for _, name := range r.reg.names() {
+		j, _ := r.reg.lookup(name)
+		out = append(out, cli.JobInfo{Name: name, Description: j.description})
+	}
+	return out
+}
+
+// Err implements cli.JobRunner.
+func (r jobRunner) Err() error { return r.reg.err() }
+
+// Run implements cli.JobRunner.
+func (r jobRunner) Run(ctx context.Context, req cli.RunRequest) (cli.RunSummary, error) {
+	j, ok := r.reg.lookup(req.Job)
+	if !ok {
+		return cli.RunSummary{}, cli.Usage(fmt.Errorf("unknown job %q", req.Job))
+	}
+	env := NewEnv(engineOptions(req)...)
+	if err := env.Err(); err != nil {
+		return cli.RunSummary{}, cli.Usage(err)
+	}
+	if err := callBuilder(j.build, env, req.Args); err != nil {
+		if errors.Is(err, flag.ErrHelp) || errors.Is(err, errBuilderPanic) {
+			return cli.RunSummary{}, &jobError{job: req.Job, err: err}
+		}
+		return cli.RunSummary{}, cli.Usage(&jobError{job: req.Job, err: err})
+	}
+	if err := env.Err(); err != nil {
+		return cli.RunSummary{}, cli.Usage(&jobError{job: req.Job, err: err})
+	}
+	res, err := env.Execute(ctx, req.Job)
+	if res == nil {
+		// Execute refused the program before anything ran (for example a
+		// batch job with an unbounded source): the arguments are at fault.
+		return cli.RunSummary{}, cli.Usage(&jobError{job: req.Job, err: err})
+	}
+	sum := cli.RunSummary{JobID: res.JobID, Duration: res.Duration}
+	for _, v := range res.Vertices {
+		sum.Records += v.RecordsIn
+	}
+	return sum, err
+}
+
+// engineOptions turns the engine flags into Env options.
+func engineOptions(req cli.RunRequest) []Option {
+	opts := []Option{WithStdout(req.Stdout)}
+	e := req.Engine
+	if e.Parallelism > 0 {
+		opts = append(opts, WithParallelism(e.Parallelism))
+	}
+	if e.Mode == "batch" {
+		opts = append(opts, WithMode(Batch))
+	}
+	if e.TaskManagers > 0 || e.Slots > 0 {
+		opts = append(opts, WithMiniCluster(e.TaskManagers, e.Slots))
+	}
+	return opts
+}
+
+// errBuilderPanic marks a builder that panicked: a bug in the job, not in
+// its arguments.
+var errBuilderPanic = errors.New("builder panicked")
+
+// callBuilder calls build, turning a panic into an error: a bug in one
+// job's builder must not crash the command line without a word.
+func callBuilder(build JobBuilder, env *Env, args []string) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("%w: %v", errBuilderPanic, p)
+		}
+	}()
+	return build(env, args)
+}
+
+// jobError names the job an error belongs to, dropping the "weir: " prefix
+// of engine errors so that the command line's message reads "weir: JOB:
+// reason".
+type jobError struct {
+	job string
+	err error
+}
+
+func (e *jobError) Error() string {
+	return e.job + ": " + strings.TrimPrefix(e.err.Error(), "weir: ")
+}
+
+func (e *jobError) Unwrap() error { return e.err }

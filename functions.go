@@ -56,6 +56,9 @@ type RuntimeContext struct {
 	SubtaskIndex, Parallelism int
 	// MaxParallelism is the number of key groups.
 	MaxParallelism int
+	// Attempt is the job's restart generation: 0 in the first run, one
+	// more after each restart.
+	Attempt int
 	// Logger is scoped to the operator and subtask.
 	Logger *slog.Logger
 
@@ -65,7 +68,7 @@ type RuntimeContext struct {
 func newRuntimeContext(ctx *op.Context, acc *accumulators) *RuntimeContext {
 	return &RuntimeContext{
 		OperatorName: ctx.Name, SubtaskIndex: ctx.SubtaskIndex, Parallelism: ctx.Parallelism,
-		MaxParallelism: ctx.MaxParallelism, Logger: ctx.Logger, acc: acc,
+		MaxParallelism: ctx.MaxParallelism, Attempt: ctx.Attempt, Logger: ctx.Logger, acc: acc,
 	}
 }
 

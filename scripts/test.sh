@@ -4,6 +4,7 @@
 # command and what CI runs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+./scripts/postgres.sh install # PostgreSQL for the connector tests, when missing
 
 echo "== gofmt"
 unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))

@@ -1,0 +1,112 @@
+package checkpoint
+
+import (
+	"fmt"
+)
+
+// The event handlers that move pending checkpoints forward or end them.
+
+func (c *Coordinator) onAck(ev Ack) {
+	p := c.find(ev.ID)
+	if p == nil || p.persisting {
+		return // late, or for a checkpoint we never triggered
+	}
+	f, _ := c.ix.flat(ev.Task)
+	if !p.ack(f, ev.Task, ev.State) || !p.fullyAcked() {
+		return
+	}
+	p.persisting = true
+	c.emit(p.persist())
+}
+
+func (c *Coordinator) onDecline(ev Decline) {
+	p := c.find(ev.ID)
+	if p == nil || p.persisting {
+		return
+	}
+	f, _ := c.ix.flat(ev.Task)
+	if _, acked := p.states[ev.Task]; !p.awaits(f) && !acked {
+		return // not a task of this checkpoint (e.g. finished before it)
+	}
+	reason := fmt.Errorf("%w: task %v", ErrDeclined, ev.Task)
+	if ev.Reason != nil {
+		reason = fmt.Errorf("%w: task %v: %w", ErrDeclined, ev.Task, ev.Reason)
+	}
+	c.fail(p, reason, true)
+}
+
+// onFinished records a finished task. A pending checkpoint that waits for
+// the task's ack fails at once instead of at its timeout (FLIP-147: detect
+// the trigger failure as early as possible), unless the task had emitted
+// EndOfData before the checkpoint was triggered: such a task takes every
+// checkpoint triggered while it waits for its final one, so its ack is
+// coming (the finish report may overtake it). Checkpoints the task already
+// acknowledged, or does not take part in, are not affected: finishing does
+// not cancel pending checkpoints.
+func (c *Coordinator) onFinished(task TaskID) {
+	f, _ := c.ix.flat(task)
+	if !c.tasks.finish(f) {
+		return
+	}
+	var doomed []*pending
+	for _, p := range c.pending {
+		if !p.persisting && p.awaits(f) && !c.tasks.endOfDataBefore(f, p.id) {
+			doomed = append(doomed, p)
+		}
+	}
+	for _, p := range doomed {
+		c.fail(p, fmt.Errorf("%w: task %v finished without acknowledging checkpoint %d", ErrTaskFinished, task, p.id), true)
+	}
+}
+
+// onRestart aborts every pending checkpoint, without NotifyAborted (the
+// attempts it would reach are gone), and starts the task marks and the
+// periodic schedule over.
+func (c *Coordinator) onRestart(ev TasksRestarted) {
+	for len(c.pending) > 0 {
+		c.fail(c.pending[0], ErrFailover, false)
+	}
+	finished := make([]int, 0, len(ev.Finished))
+	for _, t := range ev.Finished {
+		f, _ := c.ix.flat(t)
+		finished = append(finished, f)
+	}
+	c.tasks.reset(c.ix.total, finished)
+	c.completedCover = 0
+	c.decider.restart(c.now, c.opts.Interval)
+}
+
+func (c *Coordinator) onPersisted(ev Persisted) {
+	p := c.find(ev.ID)
+	if p == nil {
+		if _, ok := c.orphans[ev.ID]; ok {
+			delete(c.orphans, ev.ID)
+			if ev.Err == nil {
+				c.emit(Discard{ID: ev.ID, Location: ev.Location})
+			}
+		}
+		return
+	}
+	if ev.Err != nil {
+		c.fail(p, fmt.Errorf("%w: %w", ErrPersistFailed, ev.Err), true)
+		return
+	}
+	c.complete(p, ev.Location)
+}
+
+// expire fails the checkpoints whose timeout passed. A checkpoint that is
+// being persisted no longer expires: every task acknowledged.
+func (c *Coordinator) expire() {
+	if !c.started {
+		return
+	}
+	var expired []*pending
+	for _, p := range c.pending {
+		if !p.persisting && !c.now.Before(p.deadline) {
+			expired = append(expired, p)
+		}
+	}
+	for _, p := range expired {
+		c.fail(p, fmt.Errorf("%w: checkpoint %d after %v", ErrExpired, p.id, c.opts.Timeout), true)
+	}
+}

@@ -1,0 +1,82 @@
+package checkpoint
+
+import "time"
+
+// pending is a checkpoint between its trigger and its end, Flink's
+// PendingCheckpoint: the plan it was triggered with, which of the tasks it
+// waits for have acknowledged, and the state handles they sent.
+type pending struct {
+	id        int64
+	kind      Kind
+	cause     Cause
+	timestamp time.Time
+	deadline  time.Time
+	plan      Plan
+	// waiting holds the flat numbers of the tasks that have yet to
+	// acknowledge.
+	waiting map[int]struct{}
+	states  map[TaskID]any
+	// persisting is set once every task acknowledged and Persist went out:
+	// the checkpoint now only waits for Persisted and no longer expires.
+	persisting bool
+}
+
+func newPending(id int64, kind Kind, cause Cause, now time.Time, timeout time.Duration, ix *index, plan Plan) *pending {
+	p := &pending{
+		id:        id,
+		kind:      kind,
+		cause:     cause,
+		timestamp: now,
+		deadline:  now.Add(timeout),
+		plan:      plan,
+		waiting:   make(map[int]struct{}, len(plan.TasksToWaitFor)),
+		states:    make(map[TaskID]any, len(plan.TasksToWaitFor)),
+	}
+	for _, t := range plan.TasksToWaitFor {
+		f, _ := ix.flat(t)
+		p.waiting[f] = struct{}{}
+	}
+	return p
+}
+
+// ack records task's state and reports whether it was awaited. A second
+// ack from the same task, or one from a task the checkpoint does not wait
+// for, changes nothing.
+func (p *pending) ack(flat int, task TaskID, state any) bool {
+	if _, ok := p.waiting[flat]; !ok {
+		return false
+	}
+	delete(p.waiting, flat)
+	p.states[task] = state
+	return true
+}
+
+// awaits reports whether the checkpoint still waits for the task's ack.
+func (p *pending) awaits(flat int) bool {
+	_, ok := p.waiting[flat]
+	return ok
+}
+
+// fullyAcked reports whether every task acknowledged.
+func (p *pending) fullyAcked() bool { return len(p.waiting) == 0 }
+
+// persist is the action that hands the acknowledged checkpoint over to the
+// caller.
+func (p *pending) persist() Persist {
+	return Persist{
+		ID:                    p.id,
+		Kind:                  p.kind,
+		Timestamp:             p.timestamp,
+		States:                p.states,
+		Finished:              p.plan.FinishedTasks,
+		FullyFinishedVertices: p.plan.FullyFinishedVertices,
+	}
+}
+
+// coversEndOfData reports whether the checkpoint serves as the "final
+// checkpoint" of tasks that reached end of data before it was triggered:
+// checkpoints and stop-with-savepoint do. A plain savepoint does not, so
+// the end-of-data checkpoint is still triggered after one: a savepoint
+// belongs to the user and should not be what commits a sink's last data
+// (whether a task exits on a savepoint's NotifyComplete is the task's call).
+func (p *pending) coversEndOfData() bool { return p.kind != Savepoint }

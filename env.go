@@ -59,6 +59,12 @@ type Options struct {
 	BufferTimeout time.Duration
 	// Restart is the restart strategy (default NoRestart).
 	Restart RestartStrategy
+	// Checkpoints enables checkpointing (nil: off).
+	Checkpoints *CheckpointConfig
+	// RestoreFrom is a savepoint or checkpoint to start from;
+	// AllowNonRestored drops state that no operator claims.
+	RestoreFrom      string
+	AllowNonRestored bool
 	// Logger receives the engine's logs (default: discarded).
 	Logger *slog.Logger
 	// Stdout is where Print writes (default os.Stdout).
@@ -198,6 +204,8 @@ type Result struct {
 	Accumulators map[string]int64
 	// Restarts is how often the job restarted after failures.
 	Restarts int
+	// Checkpoints counts the job's checkpoints.
+	Checkpoints CheckpointStats
 }
 
 // ErrJobFailed wraps the root cause of a failed job.
@@ -257,15 +265,24 @@ func (e *Env) Execute(ctx context.Context, name string) (*Result, error) {
 	}
 	jobID := NewJobID()
 	e.accumulators.reset()
+	cp, cleanup, err := e.checkpointOptions(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer cleanup()
 	e.opts.Logger.Info("submitting job", "job", name, "id", jobID, "vertices", len(jg.Vertices))
 	res := minicluster.Run(ctx, jobID, jg, minicluster.Options{
-		TaskManagers: e.opts.TaskManagers,
-		Slots:        e.opts.SlotsPerTaskManager,
-		Task:         task.Config{BufferTimeout: e.opts.BufferTimeout},
-		Restart:      e.opts.Restart.strategy(),
-		Logger:       e.opts.Logger,
+		TaskManagers:     e.opts.TaskManagers,
+		Slots:            e.opts.SlotsPerTaskManager,
+		Task:             task.Config{BufferTimeout: e.opts.BufferTimeout},
+		Restart:          e.opts.Restart.strategy(),
+		Checkpoints:      cp,
+		RestoreFrom:      e.opts.RestoreFrom,
+		AllowNonRestored: e.opts.AllowNonRestored,
+		Logger:           e.opts.Logger,
 	})
-	out := &Result{JobID: jobID, JobName: name, Duration: res.Duration, Accumulators: e.accumulators.snapshot(), Restarts: res.Restarts}
+	out := &Result{JobID: jobID, JobName: name, Duration: res.Duration, Accumulators: e.accumulators.snapshot(), Restarts: res.Restarts,
+		Checkpoints: CheckpointStats{Completed: res.Checkpoints.Completed, Failed: res.Checkpoints.Failed, Latest: res.Checkpoints.Latest}}
 	for _, v := range res.Vertices {
 		out.Vertices = append(out.Vertices, VertexMetrics{Name: v.Name, Parallelism: v.Parallelism, RecordsIn: v.RecordsIn, RecordsOut: v.RecordsOut})
 	}

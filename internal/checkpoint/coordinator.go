@@ -84,7 +84,7 @@ func (c *Coordinator) Step(ev Event) error {
 		f, _ := c.ix.flat(ev.Task)
 		c.tasks.endOfData(f, c.nextID)
 	case TaskFinished:
-		c.onFinished(ev.Task)
+		c.onFinished(ev.Task, ev.LastSnapshot)
 	case TasksRestarted:
 		c.onRestart(ev)
 	case Persisted:

@@ -30,7 +30,7 @@ import (
 //	trigger checkpoint|savepoint|terminate|drain
 //	ack ID task=0/1[,1/0] | ack ID all     (all: every task not yet acked)
 //	decline ID task=1/0 [reason=WORD]
-//	finish task=0/0[,...]                  TaskFinished
+//	finish task=0/0[,...] [last=N]         TaskFinished (N: its last snapshot)
 //	eod task=0/1[,...]                     TaskEndOfData
 //	persisted ID path=/x | persisted ID err=WORD
 //	restart [finished=0/0,...]             TasksRestarted
@@ -164,9 +164,13 @@ func (h *harness) run(t *testing.T, d *datadriven.TestData) string {
 		return h.step(Decline{ID: id, Task: taskArgs(t, d, "task")[0], Reason: reason, Now: h.now()})
 	case "finish", "eod":
 		var b strings.Builder
+		var last int
+		if d.HasArg("last") {
+			d.ScanArgs(t, "last", &last)
+		}
 		for _, task := range taskArgs(t, d, "task") {
 			if d.Cmd == "finish" {
-				b.WriteString(h.step(TaskFinished{Task: task, Now: h.now()}))
+				b.WriteString(h.step(TaskFinished{Task: task, Now: h.now(), LastSnapshot: int64(last)}))
 			} else {
 				b.WriteString(h.step(TaskEndOfData{Task: task, Now: h.now()}))
 			}

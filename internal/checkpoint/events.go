@@ -91,10 +91,14 @@ type TaskEndOfData struct {
 	Now  time.Time
 }
 
-// TaskFinished reports that a task reached FINISHED.
+// TaskFinished reports that a task reached FINISHED. LastSnapshot is the
+// id of the last checkpoint the task took its snapshot for (0: none): its
+// acknowledgement may still be on its way, so the coordinator keeps waiting
+// for it; for later checkpoints the task will never acknowledge.
 type TaskFinished struct {
-	Task TaskID
-	Now  time.Time
+	Task         TaskID
+	Now          time.Time
+	LastSnapshot int64
 }
 
 // TasksRestarted reports a failover that restarted the tasks: every

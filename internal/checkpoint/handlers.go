@@ -43,15 +43,30 @@ func (c *Coordinator) onDecline(ev Decline) {
 // coming (the finish report may overtake it). Checkpoints the task already
 // acknowledged, or does not take part in, are not affected: finishing does
 // not cancel pending checkpoints.
-func (c *Coordinator) onFinished(task TaskID) {
+func (c *Coordinator) onFinished(task TaskID, lastSnapshot int64) {
 	f, _ := c.ix.flat(task)
 	if !c.tasks.finish(f) {
 		return
 	}
 	var doomed []*pending
 	for _, p := range c.pending {
-		if !p.persisting && p.awaits(f) && !c.tasks.endOfDataBefore(f, p.id) {
+		if p.persisting || !p.awaits(f) || p.id <= lastSnapshot {
+			continue // its acknowledgement is on its way
+		}
+		if !c.tasks.endOfDataBefore(f, p.id) {
 			doomed = append(doomed, p)
+			continue
+		}
+		// The task had reached the end of its data before this checkpoint
+		// was triggered, and it finished without acknowledging it: it left
+		// after an earlier checkpoint, its final one, completed. Its
+		// operators had finished, so the state it would have acknowledged
+		// is the final one; record it as finished in this checkpoint
+		// rather than wait for an ack that will never come.
+		p.finishedWithoutAck(f, task)
+		if p.fullyAcked() {
+			p.persisting = true
+			c.emit(p.persist())
 		}
 	}
 	for _, p := range doomed {

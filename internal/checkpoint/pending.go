@@ -52,6 +52,13 @@ func (p *pending) ack(flat int, task TaskID, state any) bool {
 }
 
 // awaits reports whether the checkpoint still waits for the task's ack.
+// finishedWithoutAck stops waiting for a task that finished after its
+// final checkpoint and records it among the checkpoint's finished tasks.
+func (p *pending) finishedWithoutAck(flat int, task TaskID) {
+	delete(p.waiting, flat)
+	p.plan.FinishedTasks = append(p.plan.FinishedTasks, task)
+}
+
 func (p *pending) awaits(flat int) bool {
 	_, ok := p.waiting[flat]
 	return ok

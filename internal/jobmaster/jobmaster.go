@@ -1,19 +1,25 @@
 // Package jobmaster owns one job while it runs: its event loop is the only
-// goroutine that touches the job's scheduler state. Task managers report
-// state changes into the loop's queue; the loop steps the pure scheduler and
-// performs the actions it decides (deploy, cancel), which are the only side
-// effects here.
+// goroutine that touches the job's scheduler and checkpoint coordinator,
+// both pure state machines. TaskManagers, timers and the goroutines that
+// write checkpoint files report into the loop's queue; the loop steps the
+// state machines and performs the actions they decide (deploy, cancel,
+// trigger, persist, notify), which are the only side effects here.
 package jobmaster
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
+	"sync"
 	"time"
 
+	"github.com/weir-engine/weir/internal/checkpoint"
+	"github.com/weir-engine/weir/internal/checkpoint/storage"
 	"github.com/weir-engine/weir/internal/graph"
 	"github.com/weir-engine/weir/internal/network"
 	"github.com/weir-engine/weir/internal/queue"
+	"github.com/weir-engine/weir/internal/restore"
 	"github.com/weir-engine/weir/internal/scheduler"
 	"github.com/weir-engine/weir/internal/scheduler/slots"
 	"github.com/weir-engine/weir/internal/taskmanager"
@@ -25,6 +31,8 @@ type TaskManager interface {
 	Slots() []slots.ID
 	Submit(d taskmanager.Deployment) error
 	Cancel(job string, generation int, id scheduler.ExecutionID)
+	TriggerCheckpoint(job string, generation int, id scheduler.ExecutionID, b network.CheckpointBarrier) bool
+	NotifyCheckpoint(job string, generation int, id scheduler.ExecutionID, checkpointID int64, complete bool)
 }
 
 // VertexMetrics are a vertex's counters summed over its subtasks.
@@ -35,6 +43,13 @@ type VertexMetrics struct {
 	RecordsIn, RecordsOut int64
 }
 
+// CheckpointStats count a job's checkpoints.
+type CheckpointStats struct {
+	Completed, Failed int
+	// Latest is the location of the latest completed checkpoint.
+	Latest string
+}
+
 // Result is how a job ended.
 type Result struct {
 	JobID    string
@@ -43,37 +58,49 @@ type Result struct {
 	Duration time.Duration
 	Vertices []VertexMetrics
 	// Restarts is the number of times the job restarted after a failure.
-	Restarts int
+	Restarts    int
+	Checkpoints CheckpointStats
 }
 
 // Options configure a JobMaster.
 type Options struct {
 	// Restart decides about restarts after failures (nil: none).
 	Restart scheduler.RestartStrategy
-	Logger  *slog.Logger
+	// Checkpoints configures checkpointing (nil or not Enabled: none).
+	Checkpoints *CheckpointOptions
+	// RestoreFrom is a savepoint or checkpoint location to start from.
+	RestoreFrom string
+	// AllowNonRestored drops state of the savepoint that no operator
+	// claims.
+	AllowNonRestored bool
+	Logger           *slog.Logger
 }
 
 // JobMaster runs one job.
 type JobMaster struct {
 	jobID  string
 	graph  *graph.JobGraph
+	opts   Options
 	sched  *scheduler.Scheduler
+	cp     *checkpointing
 	tms    map[string]TaskManager
+	placed map[scheduler.ExecutionID]string
 	free   []slots.ID
 	net    *network.Registry
 	events *queue.Queue[any]
 	log    *slog.Logger
-	// restarts counts the restarts, for the result.
+	// wg tracks goroutines the JobMaster or its responders start, so that
+	// Run returns only once all of them ended.
+	wg       sync.WaitGroup
 	restarts int
-
-	metrics map[scheduler.ExecutionID]taskmanager.Report
+	metrics  map[scheduler.ExecutionID]taskmanager.Report
 }
 
 // restartTimer is the event that ends the delay before a restart.
 type restartTimer struct{}
 
 // New returns the JobMaster of a job over the given TaskManagers.
-func New(jobID string, jg *graph.JobGraph, tms []TaskManager, net *network.Registry, opts Options) *JobMaster {
+func New(jobID string, jg *graph.JobGraph, tms []TaskManager, net *network.Registry, opts Options) (*JobMaster, error) {
 	log := opts.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
@@ -83,48 +110,76 @@ func New(jobID string, jg *graph.JobGraph, tms []TaskManager, net *network.Regis
 		reqs = append(reqs, slots.Request{Vertex: v.ID, Parallelism: v.Parallelism})
 	}
 	jm := &JobMaster{
-		jobID: jobID, graph: jg, sched: scheduler.New(reqs, opts.Restart), tms: make(map[string]TaskManager),
-		net: net, events: queue.New[any](), log: log.With("job", jobID),
+		jobID: jobID, graph: jg, opts: opts, sched: scheduler.New(reqs, opts.Restart), tms: make(map[string]TaskManager),
+		placed: make(map[scheduler.ExecutionID]string),
+		net:    net, events: queue.New[any](), log: log.With("job", jobID),
 		metrics: make(map[scheduler.ExecutionID]taskmanager.Report),
+	}
+	if c := opts.Checkpoints; c != nil && c.Enabled {
+		if c.Storage == nil {
+			return nil, errors.New("jobmaster: checkpointing needs a storage")
+		}
+		coord, err := checkpoint.New(topology(jg), c.Options)
+		if err != nil {
+			return nil, fmt.Errorf("jobmaster: %w", err)
+		}
+		jm.cp = &checkpointing{opts: *c, coord: coord, kinds: map[int64]checkpoint.Kind{}, locations: map[int64]string{}}
 	}
 	for _, tm := range tms {
 		jm.tms[tm.ID()] = tm
 		jm.free = append(jm.free, tm.Slots()...)
 	}
-	return jm
+	return jm, nil
 }
 
 // Run runs the job to a terminal state. Cancelling ctx cancels the job.
 func (jm *JobMaster) Run(ctx context.Context) Result {
 	start := time.Now()
-	defer func() { jm.net.ReleaseJob(jm.jobID, jm.sched.Generation()) }()
+	ctx, cancelIO := context.WithCancel(ctx)
 	var restart *time.Timer
 	defer func() {
 		if restart != nil {
 			restart.Stop()
 		}
+		if jm.cp != nil && jm.cp.tick != nil {
+			jm.cp.tick.Stop()
+		}
+		cancelIO()
+		jm.wg.Wait()
+		jm.net.ReleaseJob(jm.jobID, jm.sched.Generation())
 	}()
 	jm.sched.Step(scheduler.Start{Free: jm.free})
+	jm.stepCheckpoint(ctx, checkpoint.Tick{Now: time.Now()})
 	done := ctx.Done()
 	for {
 		for _, a := range jm.sched.Ready() {
 			switch a := a.(type) {
 			case scheduler.Terminated:
 				jm.log.Info("job ended", "status", a.Status, "err", a.Err)
-				return Result{JobID: jm.jobID, Status: a.Status, Err: a.Err, Duration: time.Since(start),
+				res := Result{JobID: jm.jobID, Status: a.Status, Err: a.Err, Duration: time.Since(start),
 					Vertices: jm.vertexMetrics(), Restarts: jm.restarts}
+				if jm.cp != nil {
+					res.Checkpoints = CheckpointStats{Completed: jm.cp.completed, Failed: jm.cp.failed, Latest: jm.cp.latest}
+				}
+				return res
 			case scheduler.ScheduleRestart:
 				jm.log.Warn("job failed, restarting", "generation", a.Generation, "after", a.Delay, "cause", a.Cause)
 				jm.net.ReleaseJob(jm.jobID, a.Generation-1)
 				restart = time.AfterFunc(a.Delay, func() { jm.events.Push(restartTimer{}) })
-			default:
-				jm.perform(a)
+			case scheduler.Deploy:
+				jm.deploy(ctx, a)
+			case scheduler.CancelTasks:
+				for _, id := range a.IDs {
+					if tm := jm.taskManagerOf(id); tm != nil {
+						tm.Cancel(jm.jobID, jm.sched.Generation(), id)
+					}
+				}
 			}
 		}
 		select {
 		case <-jm.events.Signal():
 			for _, ev := range jm.events.PopAll() {
-				jm.handle(ev)
+				jm.handle(ctx, ev)
 			}
 		case <-done:
 			done = nil
@@ -133,43 +188,128 @@ func (jm *JobMaster) Run(ctx context.Context) Result {
 	}
 }
 
-func (jm *JobMaster) handle(ev any) {
+func (jm *JobMaster) handle(ctx context.Context, ev any) {
+	gen := jm.sched.Generation()
+	now := time.Now()
 	switch e := ev.(type) {
 	case taskmanager.Report:
-		if e.Generation == jm.sched.Generation() {
+		if e.Generation == gen {
 			jm.metrics[e.ID] = e
+			if e.State == scheduler.ExecFinished {
+				jm.stepCheckpoint(ctx, checkpoint.TaskFinished{Task: taskID(e.ID), Now: now, LastSnapshot: e.LastSnapshot})
+			}
 		}
 		jm.sched.Step(e.TaskState)
 	case restartTimer:
 		jm.restarts++
 		jm.metrics = make(map[scheduler.ExecutionID]taskmanager.Report)
 		jm.sched.Step(scheduler.Restart{})
+	case ackEvent:
+		if e.attempt == gen {
+			jm.stepCheckpoint(ctx, checkpoint.Ack{ID: e.id, Task: e.task, State: e.states, Now: now})
+		}
+	case declineEvent:
+		if e.attempt == gen {
+			jm.stepCheckpoint(ctx, checkpoint.Decline{ID: e.id, Task: e.task, Reason: e.err, Now: now})
+		}
+	case endOfDataEvent:
+		if e.attempt == gen {
+			jm.stepCheckpoint(ctx, checkpoint.TaskEndOfData{Task: e.task, Now: now})
+		}
+	case persistedEvent:
+		jm.stepCheckpoint(ctx, checkpoint.Persisted{ID: e.id, Location: e.location, Err: e.err, Now: now})
+	case tickEvent:
+		jm.stepCheckpoint(ctx, checkpoint.Tick{Now: now})
 	}
 }
 
-func (jm *JobMaster) perform(action any) {
-	switch a := action.(type) {
-	case scheduler.Deploy:
-		report := func(r taskmanager.Report) { jm.events.Push(r) }
-		for _, as := range a.Plan.Assignments {
-			id := scheduler.ExecutionID{Vertex: as.Vertex, Subtask: as.Subtask}
-			err := jm.tms[as.Slot.TaskManager].Submit(taskmanager.Deployment{
-				JobID: jm.jobID, Generation: a.Generation, Graph: jm.graph, ID: id, Slot: as.Slot, Report: report,
-			})
-			if err != nil {
-				jm.events.Push(taskmanager.Report{TaskState: scheduler.TaskState{
-					ID: id, Generation: a.Generation, State: scheduler.ExecFailed, Now: time.Now(),
-					Err: fmt.Errorf("deploy %v to %v: %w", id, as.Slot, err),
-				}})
-			}
+// deploy submits a generation, restored from a savepoint (first
+// generation) or from the latest completed checkpoint (after a restart).
+func (jm *JobMaster) deploy(ctx context.Context, a scheduler.Deploy) {
+	rs, err := jm.restoreState(ctx, a.Generation)
+	if err != nil {
+		jm.log.Error("restore failed", "err", err)
+		jm.sched.Step(scheduler.GlobalFailure{Err: err, Now: time.Now()})
+		return
+	}
+	if jm.cp != nil && a.Generation > 0 {
+		var finished []checkpoint.TaskID
+		if rs != nil {
+			finished = rs.finished
 		}
-	case scheduler.CancelTasks:
-		for _, id := range a.IDs {
-			for _, tm := range jm.tms {
-				tm.Cancel(jm.jobID, jm.sched.Generation(), id)
-			}
+		jm.stepCheckpoint(ctx, checkpoint.TasksRestarted{Now: time.Now(), Finished: finished})
+	}
+	report := func(r taskmanager.Report) { jm.events.Push(r) }
+	for _, as := range a.Plan.Assignments {
+		id := scheduler.ExecutionID{Vertex: as.Vertex, Subtask: as.Subtask}
+		jm.placed[id] = as.Slot.TaskManager
+		var init taskmanager.Init
+		if rs != nil {
+			init = rs.inits[id]
+		}
+		if jm.cp != nil {
+			init.Checkpointing = true
+			init.Responder = &responder{jm: jm, ctx: ctx, vertex: jm.graph.Vertices[id.Vertex], task: taskID(id), attempt: a.Generation}
+		}
+		err := jm.tms[as.Slot.TaskManager].Submit(taskmanager.Deployment{
+			JobID: jm.jobID, Generation: a.Generation, Graph: jm.graph, ID: id, Slot: as.Slot, Report: report, Init: init,
+		})
+		if err != nil {
+			jm.events.Push(taskmanager.Report{TaskState: scheduler.TaskState{
+				ID: id, Generation: a.Generation, State: scheduler.ExecFailed, Now: time.Now(),
+				Err: fmt.Errorf("deploy %v to %v: %w", id, as.Slot, err),
+			}})
 		}
 	}
+}
+
+// restoreState finds what a generation starts from: nil for a fresh start.
+func (jm *JobMaster) restoreState(ctx context.Context, generation int) (*restored, error) {
+	opts := restore.Options{AllowNonRestored: jm.opts.AllowNonRestored}
+	if generation > 0 && jm.cp != nil {
+		st := jm.cp.opts.Storage
+		md, loc, err := st.LatestCompleted(ctx, jm.jobID)
+		switch {
+		case errors.Is(err, storage.ErrNoCheckpoint):
+			jm.log.Info("no completed checkpoint: restarting from scratch")
+		case err != nil:
+			return nil, fmt.Errorf("find the latest checkpoint: %w", err)
+		case md != nil:
+			jm.log.Info("restoring from checkpoint", "id", md.CheckpointID, "location", loc)
+			return jm.restoreFrom(ctx, st, md, loc, opts)
+		}
+	}
+	if jm.opts.RestoreFrom == "" {
+		return nil, nil
+	}
+	st, err := jm.restoreStorage(ctx)
+	if err != nil {
+		return nil, err
+	}
+	md, err := st.ReadMetadata(ctx, jm.opts.RestoreFrom)
+	if err != nil {
+		return nil, fmt.Errorf("read savepoint %s: %w", jm.opts.RestoreFrom, err)
+	}
+	jm.log.Info("restoring from savepoint", "id", md.CheckpointID, "location", jm.opts.RestoreFrom)
+	return jm.restoreFrom(ctx, st, md, jm.opts.RestoreFrom, opts)
+}
+
+// restoreStorage is the storage to read a savepoint with: the checkpoint
+// storage when there is one (it resolves any location), else one opened on
+// the savepoint's location.
+func (jm *JobMaster) restoreStorage(ctx context.Context) (*storage.Storage, error) {
+	if jm.cp != nil {
+		return jm.cp.opts.Storage, nil
+	}
+	st, err := storage.Open(ctx, jm.opts.RestoreFrom, storage.Options{Logger: jm.log})
+	if err != nil {
+		return nil, fmt.Errorf("open savepoint %s: %w", jm.opts.RestoreFrom, err)
+	}
+	return st, nil
+}
+
+func (jm *JobMaster) taskManagerOf(id scheduler.ExecutionID) TaskManager {
+	return jm.tms[jm.placed[id]]
 }
 
 func (jm *JobMaster) vertexMetrics() []VertexMetrics {

@@ -28,7 +28,11 @@ type Options struct {
 	Task            task.Config
 	// Restart is the restart strategy (nil: none).
 	Restart scheduler.RestartStrategy
-	Logger  *slog.Logger
+	// Checkpoints, RestoreFrom and AllowNonRestored: see jobmaster.Options.
+	Checkpoints      *jobmaster.CheckpointOptions
+	RestoreFrom      string
+	AllowNonRestored bool
+	Logger           *slog.Logger
 }
 
 // Run starts a mini-cluster sized for jg, runs the job, and tears the
@@ -68,5 +72,12 @@ func Run(ctx context.Context, jobID string, jg *graph.JobGraph, opts Options) jo
 			tm.Close()
 		}
 	}()
-	return jobmaster.New(jobID, jg, tms, net, jobmaster.Options{Restart: opts.Restart, Logger: log}).Run(ctx)
+	jm, err := jobmaster.New(jobID, jg, tms, net, jobmaster.Options{
+		Restart: opts.Restart, Checkpoints: opts.Checkpoints, RestoreFrom: opts.RestoreFrom,
+		AllowNonRestored: opts.AllowNonRestored, Logger: log,
+	})
+	if err != nil {
+		return jobmaster.Result{JobID: jobID, Status: scheduler.Failed, Err: err}
+	}
+	return jm.Run(ctx)
 }

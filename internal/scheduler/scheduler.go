@@ -79,6 +79,12 @@ type (
 	// Restart deploys the next generation once the delay of a
 	// ScheduleRestart has passed.
 	Restart struct{}
+	// GlobalFailure fails the running generation from outside any task
+	// (e.g. too many failed checkpoints), restarting per the strategy.
+	GlobalFailure struct {
+		Err error
+		Now time.Time
+	}
 )
 
 // Actions.
@@ -173,6 +179,11 @@ func (s *Scheduler) Step(ev any) {
 		s.cancel()
 	case Restart:
 		s.redeploy()
+	case GlobalFailure:
+		if s.status == Running {
+			s.fail(e.Err, e.Now)
+			s.settle()
+		}
 	}
 }
 
@@ -225,6 +236,11 @@ func (s *Scheduler) taskState(e TaskState) {
 			s.fail(fmt.Errorf("%w: subtask %v", ErrTaskCanceled, e.ID), e.Now)
 		}
 	}
+	s.settle()
+}
+
+// settle ends the job or asks for a restart once every task ended.
+func (s *Scheduler) settle() {
 	if !s.allTerminal() {
 		return
 	}

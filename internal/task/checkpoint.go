@@ -18,10 +18,11 @@ import (
 // goroutine. Completion and abort notifications come back through the
 // mailbox.
 //
-// FLIP-147: after its operators finished, a task whose chain has commit
-// logic (an operator that implements op.CheckpointListener) waits until a
-// checkpoint it took part in after finishing has completed, so that its
-// two-phase-commit sinks commit their last data; only then does it close.
+// FLIP-147: after its operators finished, a task waits until a checkpoint
+// it took part in after finishing has completed, so that two-phase-commit
+// sinks commit their last data; only then does it close. Every task waits,
+// not only those with commit logic: a task that left early could not
+// acknowledge the final checkpoint it was expected in.
 
 // Snapshot is the state of a task at one checkpoint.
 type Snapshot struct {
@@ -164,6 +165,7 @@ func (t *Task) snapshot(id, ts int64, b network.CheckpointBarrier, persist []int
 		s.Operators[c.node.UID] = state
 	}
 	b.ID, b.Timestamp = id, ts
+	t.Metrics.LastSnapshot.Store(id)
 	if err := t.broadcast(b); err != nil {
 		return err
 	}
@@ -212,17 +214,6 @@ func (t *Task) channelStateDone(id int64, ch int) error {
 		t.desc.Checkpoints.Acknowledge(u.snap)
 	}
 	return nil
-}
-
-// hasCommitLogic reports whether an operator of the chain acts on
-// checkpoint completion, so the task must wait for its final checkpoint.
-func (t *Task) hasCommitLogic() bool {
-	for _, c := range t.chain {
-		if _, ok := c.inst.(op.CheckpointListener); ok {
-			return true
-		}
-	}
-	return false
 }
 
 // discardResponder is the Responder of a job without checkpoints.

@@ -61,11 +61,18 @@ type Descriptor struct {
 	Restored         map[string]*op.Restored
 	LastCheckpointID int64
 	ChannelState     map[int][][]byte
+	// FinishedOnRestore marks a subtask of an operator that had fully
+	// finished at the checkpoint restored from (FLIP-147): it opens no
+	// operator, ends its outputs at once and finishes.
+	FinishedOnRestore bool
 }
 
 // Metrics are the task's counters, readable from any goroutine.
 type Metrics struct {
 	RecordsIn, RecordsOut atomic.Int64
+	// LastSnapshot is the id of the last checkpoint the task took its
+	// snapshot for.
+	LastSnapshot atomic.Int64
 }
 
 // Task runs one subtask.
@@ -147,6 +154,9 @@ func (t *Task) Run(ctx context.Context, running func()) (err error) {
 	if err := t.setup(); err != nil {
 		return err
 	}
+	if t.desc.FinishedOnRestore {
+		return t.runFinished(running)
+	}
 	for i := len(t.chain) - 1; i >= 0; i-- {
 		c := t.chain[i]
 		c.opened = true
@@ -172,11 +182,31 @@ func (t *Task) Run(ctx context.Context, running func()) (err error) {
 		return err
 	}
 	t.desc.Checkpoints.EndOfData()
-	waitFinal := t.desc.Checkpointing && t.hasCommitLogic()
+	// Every task waits for its final checkpoint (FLIP-147), so that the
+	// checkpoint that commits the sinks' last data sees all tasks running.
+	waitFinal := t.desc.Checkpointing
 	if err := t.loop(func() bool { return t.eopCount == len(t.layout) && (!waitFinal || t.finalDone) }); err != nil {
 		return err
 	}
 	if err := t.closeOperators(); err != nil {
+		return err
+	}
+	return t.broadcast(network.EndOfPartition{})
+}
+
+// runFinished is the life of a subtask that finished before the checkpoint
+// it is restored from: its inputs, which must be finished too, end; it ends
+// its outputs.
+func (t *Task) runFinished(running func()) error {
+	if running != nil {
+		running()
+	}
+	t.finishedOps = true
+	if err := t.broadcast(network.EndOfData{}); err != nil {
+		return err
+	}
+	t.desc.Checkpoints.EndOfData()
+	if err := t.loop(func() bool { return t.eopCount == len(t.layout) }); err != nil {
 		return err
 	}
 	return t.broadcast(network.EndOfPartition{})
@@ -286,6 +316,9 @@ func (t *Task) handle(it network.Item, ch int) error {
 	case nil:
 		if t.endOfData[ch] {
 			return fmt.Errorf("task: channel %d sent data after EndOfData", ch)
+		}
+		if t.desc.FinishedOnRestore {
+			return fmt.Errorf("task %s finished before the checkpoint it was restored from, but received data", t.Name())
 		}
 		t.recordChannelState(ch, it.Buf)
 		err := t.deliver(ch, it.Buf)

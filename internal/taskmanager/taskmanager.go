@@ -13,6 +13,7 @@ import (
 
 	"github.com/weir-engine/weir/internal/graph"
 	"github.com/weir-engine/weir/internal/network"
+	"github.com/weir-engine/weir/internal/op"
 	"github.com/weir-engine/weir/internal/scheduler"
 	"github.com/weir-engine/weir/internal/scheduler/slots"
 	"github.com/weir-engine/weir/internal/task"
@@ -28,12 +29,31 @@ type Deployment struct {
 	// Report receives every state change of the subtask; it must not
 	// block.
 	Report func(Report)
+	// Init is what the subtask starts from and how it checkpoints.
+	Init Init
 }
 
-// Report is a subtask's state change with its counters.
+// Init carries the checkpoint side of a deployment.
+type Init struct {
+	Checkpointing     bool
+	Responder         task.Responder
+	Restored          map[string]*op.Restored
+	LastCheckpointID  int64
+	ChannelState      map[int][][]byte
+	FinishedOnRestore bool
+}
+
+// Report is a subtask's state change with its counters and the last
+// checkpoint it took its snapshot for.
 type Report struct {
 	scheduler.TaskState
 	RecordsIn, RecordsOut int64
+	LastSnapshot          int64
+}
+
+type runningTask struct {
+	cancel context.CancelFunc
+	task   *task.Task
 }
 
 type taskKey struct {
@@ -52,7 +72,7 @@ type TaskManager struct {
 
 	mu struct {
 		sync.Mutex
-		running map[taskKey]context.CancelFunc
+		running map[taskKey]*runningTask
 	}
 	wg sync.WaitGroup
 }
@@ -63,7 +83,7 @@ func New(id string, n int, net *network.Registry, cfg task.Config, log *slog.Log
 		log = slog.New(slog.DiscardHandler)
 	}
 	tm := &TaskManager{id: id, slots: n, net: net, taskCfg: cfg, log: log.With("taskmanager", id)}
-	tm.mu.running = make(map[taskKey]context.CancelFunc)
+	tm.mu.running = make(map[taskKey]*runningTask)
 	return tm
 }
 
@@ -86,19 +106,22 @@ func (tm *TaskManager) Submit(d Deployment) error {
 	}
 	key := taskKey{d.JobID, d.Generation, d.ID}
 	ctx, cancel := context.WithCancel(context.Background())
+	t := task.New(task.Descriptor{
+		JobID: d.JobID, Generation: d.Generation, Graph: d.Graph,
+		Vertex: d.Graph.Vertices[d.ID.Vertex], Subtask: d.ID.Subtask, Network: tm.net,
+		Checkpointing: d.Init.Checkpointing, Checkpoints: d.Init.Responder, Restored: d.Init.Restored,
+		LastCheckpointID: d.Init.LastCheckpointID, ChannelState: d.Init.ChannelState,
+		FinishedOnRestore: d.Init.FinishedOnRestore,
+	}, tm.taskCfg)
 	tm.mu.Lock()
 	if _, dup := tm.mu.running[key]; dup {
 		tm.mu.Unlock()
 		cancel()
 		return fmt.Errorf("taskmanager %s: subtask %v already runs", tm.id, d.ID)
 	}
-	tm.mu.running[key] = cancel
+	tm.mu.running[key] = &runningTask{cancel: cancel, task: t}
 	tm.mu.Unlock()
 
-	t := task.New(task.Descriptor{
-		JobID: d.JobID, Generation: d.Generation, Graph: d.Graph,
-		Vertex: d.Graph.Vertices[d.ID.Vertex], Subtask: d.ID.Subtask, Network: tm.net,
-	}, tm.taskCfg)
 	tm.wg.Add(1)
 	go func() {
 		defer tm.wg.Done()
@@ -107,6 +130,7 @@ func (tm *TaskManager) Submit(d Deployment) error {
 			d.Report(Report{
 				TaskState: scheduler.TaskState{ID: d.ID, Generation: d.Generation, State: st, Err: err, Now: time.Now()},
 				RecordsIn: t.Metrics.RecordsIn.Load(), RecordsOut: t.Metrics.RecordsOut.Load(),
+				LastSnapshot: t.Metrics.LastSnapshot.Load(),
 			})
 		}
 		err := t.Run(ctx, func() { report(scheduler.ExecRunning, nil) })
@@ -126,21 +150,45 @@ func (tm *TaskManager) Submit(d Deployment) error {
 	return nil
 }
 
+func (tm *TaskManager) lookup(job string, generation int, id scheduler.ExecutionID) *runningTask {
+	tm.mu.Lock()
+	defer tm.mu.Unlock()
+	return tm.mu.running[taskKey{job, generation, id}]
+}
+
 // Cancel cancels a running subtask; it is a no-op when it already ended.
 func (tm *TaskManager) Cancel(job string, generation int, id scheduler.ExecutionID) {
-	tm.mu.Lock()
-	cancel := tm.mu.running[taskKey{job, generation, id}]
-	tm.mu.Unlock()
-	if cancel != nil {
-		cancel()
+	if r := tm.lookup(job, generation, id); r != nil {
+		r.cancel()
+	}
+}
+
+// TriggerCheckpoint starts a checkpoint on a subtask; it reports false when
+// the subtask is not running.
+func (tm *TaskManager) TriggerCheckpoint(job string, generation int, id scheduler.ExecutionID, b network.CheckpointBarrier) bool {
+	r := tm.lookup(job, generation, id)
+	return r != nil && r.task.TriggerCheckpoint(b)
+}
+
+// NotifyCheckpoint tells a subtask that a checkpoint completed or was
+// aborted.
+func (tm *TaskManager) NotifyCheckpoint(job string, generation int, id scheduler.ExecutionID, checkpointID int64, complete bool) {
+	r := tm.lookup(job, generation, id)
+	if r == nil {
+		return
+	}
+	if complete {
+		r.task.NotifyCheckpointComplete(checkpointID)
+	} else {
+		r.task.NotifyCheckpointAborted(checkpointID)
 	}
 }
 
 // Close cancels every subtask and waits for their goroutines.
 func (tm *TaskManager) Close() {
 	tm.mu.Lock()
-	for _, cancel := range tm.mu.running {
-		cancel()
+	for _, r := range tm.mu.running {
+		r.cancel()
 	}
 	tm.mu.Unlock()
 	tm.wg.Wait()

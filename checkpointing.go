@@ -1,0 +1,123 @@
+package weir
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/weir-engine/weir/internal/checkpoint"
+	"github.com/weir-engine/weir/internal/checkpoint/storage"
+	"github.com/weir-engine/weir/internal/jobmaster"
+)
+
+// CheckpointConfig turns on checkpoints: consistent snapshots of all
+// operator state, taken with barriers that flow with the data, from which
+// a failed job restarts with exactly-once state, and at which
+// two-phase-commit sinks commit. The zero values of the fields take
+// Flink's defaults.
+type CheckpointConfig struct {
+	// Interval between periodic checkpoints (required, > 0).
+	Interval time.Duration
+	// Dir is where checkpoints are stored: a path, file://, or a
+	// gocloud.dev/blob URL (s3://, gs://, mem://). Empty means a temporary
+	// directory removed when the job ends.
+	Dir string
+	// Timeout aborts a checkpoint that takes longer (default 10m).
+	Timeout time.Duration
+	// MinPause is the least time between the end of one checkpoint and
+	// the start of the next.
+	MinPause time.Duration
+	// MaxConcurrent checkpoints in flight (default 1).
+	MaxConcurrent int
+	// TolerableFailures is how many consecutive checkpoint failures the job
+	// survives (default 0: the first failure fails the job).
+	TolerableFailures int
+	// Retained is how many completed checkpoints are kept (default 1).
+	Retained int
+	// Unaligned lets barriers overtake data: in-flight data becomes part of
+	// the checkpoint, so back-pressure does not delay it.
+	Unaligned bool
+	// AlignedTimeout switches an aligned checkpoint to unaligned when the
+	// alignment takes longer (0: never).
+	AlignedTimeout time.Duration
+	// DisableFinalCheckpoint turns off FLIP-147's behaviour of triggering a
+	// checkpoint at once when all tasks reached the end of their input.
+	// Two-phase-commit sinks then wait for the next periodic checkpoint to
+	// commit their last data.
+	DisableFinalCheckpoint bool
+}
+
+// WithCheckpointing enables checkpoints.
+func WithCheckpointing(c CheckpointConfig) Option { return func(o *Options) { o.Checkpoints = &c } }
+
+// WithRestoreFrom starts the job from a savepoint or retained checkpoint
+// (the location printed when it was taken). allowNonRestored drops state
+// that no operator of the job claims instead of failing.
+func WithRestoreFrom(location string, allowNonRestored bool) Option {
+	return func(o *Options) { o.RestoreFrom, o.AllowNonRestored = location, allowNonRestored }
+}
+
+// CheckpointStats counts a job's checkpoints.
+type CheckpointStats struct {
+	Completed, Failed int
+	// Latest is the location of the latest completed checkpoint.
+	Latest string
+}
+
+func (c *CheckpointConfig) validate() error {
+	if c.Interval <= 0 {
+		return fmt.Errorf("weir: checkpoint interval %v must be positive", c.Interval)
+	}
+	if c.Timeout < 0 || c.MinPause < 0 || c.AlignedTimeout < 0 || c.MaxConcurrent < 0 || c.Retained < 0 {
+		return fmt.Errorf("weir: negative value in checkpoint configuration %+v", *c)
+	}
+	return nil
+}
+
+// checkpointOptions opens the storage and builds the JobMaster's options;
+// cleanup removes a temporary directory.
+func (e *Env) checkpointOptions(ctx context.Context) (opts *jobmaster.CheckpointOptions, cleanup func(), err error) {
+	c := e.opts.Checkpoints
+	cleanup = func() {}
+	if c == nil {
+		return nil, cleanup, nil
+	}
+	if err := c.validate(); err != nil {
+		return nil, cleanup, err
+	}
+	dir := c.Dir
+	if dir == "" {
+		tmp, err := os.MkdirTemp("", "weir-checkpoints-")
+		if err != nil {
+			return nil, cleanup, fmt.Errorf("weir: checkpoint directory: %w", err)
+		}
+		dir, cleanup = tmp, func() { os.RemoveAll(tmp) }
+	}
+	st, err := storage.Open(ctx, dir, storage.Options{Logger: e.opts.Logger})
+	if err != nil {
+		cleanup()
+		return nil, func() {}, fmt.Errorf("weir: checkpoint storage: %w", err)
+	}
+	cp := checkpoint.DefaultOptions()
+	cp.Enabled, cp.Interval = true, c.Interval
+	if c.Timeout > 0 {
+		cp.Timeout = c.Timeout
+	}
+	cp.MinPauseBetween = c.MinPause
+	if c.MaxConcurrent > 0 {
+		cp.MaxConcurrent = c.MaxConcurrent
+	}
+	cp.TolerableFailures = c.TolerableFailures
+	if c.Retained > 0 {
+		cp.Retained = c.Retained
+	}
+	cp.FinalCheckpointOnEndOfData = !c.DisableFinalCheckpoint
+	if err := cp.Validate(); err != nil {
+		cleanup()
+		return nil, func() {}, fmt.Errorf("weir: %w", err)
+	}
+	close := cleanup
+	cleanup = func() { st.Close(); close() }
+	return &jobmaster.CheckpointOptions{Options: cp, Storage: st, Unaligned: c.Unaligned, AlignedTimeout: c.AlignedTimeout}, cleanup, nil
+}

@@ -1,0 +1,73 @@
+// Package storage owns where checkpoints and savepoints live and what their
+// _metadata file looks like: the Metadata model, its binary format (specified
+// in docs/format/checkpoint.md), the directory layout, the write protocol
+// that makes a snapshot count as complete only once everything it references
+// is durable, the search for the latest complete checkpoint on recovery, and
+// the reference counting that decides when a shared file of an incremental
+// backend may be deleted. It does not decide when to snapshot, what goes in
+// Raw or Entries, or how keyed state is laid out in a stream: the checkpoint
+// coordinator and the state backends do.
+//
+// # Layout
+//
+// Like Flink's, under the root given to Open (a path, file://, or any
+// gocloud.dev/blob URL such as s3://bucket/prefix or gs://bucket/prefix):
+//
+//	<root>/<jobID>/chk-<id>/_metadata          the checkpoint's metadata, written last
+//	<root>/<jobID>/chk-<id>/<name>-<16 hex>    its state files (WriteState)
+//	<root>/<jobID>/shared/<key>-<16 hex>       files of incremental backends (WriteShared)
+//	<root>/<jobID>/taskowned/<name>-<16 hex>   files whose lifetime tasks manage (WriteTaskOwned)
+//	<target>/savepoint-<jobID[:6]>-<12 hex>/   a savepoint: _metadata and every file it references
+//
+// Handles in the metadata hold paths relative to the snapshot directory
+// ("shared/..." and "taskowned/..." resolve against the job directory), so
+// a job directory, and a savepoint directory on its own, can be moved.
+//
+// # Writing a snapshot
+//
+// CreateCheckpointWriter (or CreateSavepointWriter) returns a CheckpointDir.
+// Tasks write their state through it (WriteState, WriteShared,
+// WriteTaskOwned; concurrently if they like), each call returning a handle
+// once the file is durable. When every task has acknowledged, the
+// coordinator builds the Metadata from the handles and calls Commit, which
+// writes _metadata atomically and last. A CheckpointDir holds no state but
+// its location, so each TaskManager makes its own for the same job and id;
+// only the handles travel to the JobManager. Locally every file is written to a
+// temporary name, synced, renamed, and its directory synced; on object
+// stores each object appears whole or not at all. The existence of a valid
+// _metadata is therefore the commit point: a snapshot without one is
+// garbage (Abort or Discard removes it), never a checkpoint.
+//
+// Commit leaves no _metadata when it fails, with one exception: if syncing
+// the directory after the rename fails and removing the renamed file fails
+// too, the file stays and may survive. It is complete and everything it
+// references was durable before it was written, so recovering from it is
+// correct (as when the JobManager dies after writing metadata and before
+// notifying tasks: two-phase-commit sinks commit their pending transactions
+// on restore); the caller only must not treat the id as free.
+//
+// # Recovery
+//
+// LatestCompleted returns the newest checkpoint whose _metadata decodes and
+// whose referenced files are all there and intact, skipping (and logging)
+// newer ones that are not. It returns an error rather than go further back
+// when a checkpoint cannot be read for another reason (I/O, a newer format).
+// ReadState verifies each stream against its handle's size and CRC as it is
+// read.
+//
+// # Retiring snapshots
+//
+// When a checkpoint is subsumed the caller discards its directory
+// (Discard), unregisters it from its SharedStateRegistry, and deletes the
+// shared files the registry returns (DeleteShared). Discard never deletes
+// shared or task-owned files. Savepoints are the user's: nothing here
+// deletes them unless asked.
+//
+// # Drivers
+//
+// Non-file URLs are opened through gocloud.dev/blob's URL mux
+// (Options.URLMux, default blob.DefaultURLMux()). The drivers are linked by
+// blank imports in the binary's main package (gocloud.dev/blob/s3blob for
+// s3://, gcsblob for gs://); this package links none, so that the engine
+// does not carry every cloud SDK. Tests use memblob (mem://).
+package storage

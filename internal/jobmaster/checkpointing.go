@@ -1,0 +1,352 @@
+package jobmaster
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/weir-engine/weir/internal/checkpoint"
+	"github.com/weir-engine/weir/internal/checkpoint/storage"
+	"github.com/weir-engine/weir/internal/graph"
+	"github.com/weir-engine/weir/internal/keygroup"
+	"github.com/weir-engine/weir/internal/network"
+	"github.com/weir-engine/weir/internal/op"
+	"github.com/weir-engine/weir/internal/restore"
+	"github.com/weir-engine/weir/internal/scheduler"
+	"github.com/weir-engine/weir/internal/task"
+)
+
+// The JobMaster's side of checkpointing. The pure coordinator decides; the
+// loop here performs: it creates a checkpoint directory and sends trigger
+// RPCs, receives acknowledgements (the state files were already written by
+// the task's responder goroutine, as a task writes its own state in
+// Flink), writes the metadata in a goroutine and reports back, and notifies
+// the tasks. Every coordinator event passes through the JobMaster's queue,
+// so only the loop's goroutine touches the coordinator.
+
+// CheckpointOptions configure checkpointing of a job.
+type CheckpointOptions struct {
+	checkpoint.Options
+	// Storage is where checkpoints go; required when enabled.
+	Storage *storage.Storage
+	// Unaligned and AlignedTimeout choose the barrier mode.
+	Unaligned      bool
+	AlignedTimeout time.Duration
+}
+
+// Events of the loop for checkpointing.
+type (
+	ackEvent struct {
+		id      int64
+		task    checkpoint.TaskID
+		states  map[string]storage.SubtaskState
+		err     error
+		attempt int
+	}
+	declineEvent struct {
+		id      int64
+		task    checkpoint.TaskID
+		err     error
+		attempt int
+	}
+	endOfDataEvent struct {
+		task    checkpoint.TaskID
+		attempt int
+	}
+	persistedEvent struct {
+		id       int64
+		location string
+		err      error
+	}
+	tickEvent struct{}
+)
+
+// checkpointing is the JobMaster's checkpoint state, owned by its loop.
+type checkpointing struct {
+	opts  CheckpointOptions
+	coord *checkpoint.Coordinator
+	// dirs holds the writer of each pending checkpoint; responders read it
+	// from their goroutines.
+	dirs      sync.Map // int64 -> *storage.CheckpointDir
+	kinds     map[int64]checkpoint.Kind
+	locations map[int64]string
+	tick      *time.Timer
+	completed int
+	failed    int
+	latest    string
+}
+
+func topology(jg *graph.JobGraph) *checkpoint.Topology {
+	t := &checkpoint.Topology{}
+	for _, v := range jg.Vertices {
+		cv := checkpoint.Vertex{ID: v.ID, Parallelism: v.Parallelism, IsSource: v.IsSource()}
+		for _, e := range v.Inputs {
+			p := checkpoint.AllToAll
+			if e.Pattern == graph.Pointwise {
+				p = checkpoint.Pointwise
+			}
+			cv.Inputs = append(cv.Inputs, checkpoint.Edge{Source: e.Source.ID, Pattern: p})
+		}
+		t.Vertices = append(t.Vertices, cv)
+	}
+	return t
+}
+
+func taskID(id scheduler.ExecutionID) checkpoint.TaskID {
+	return checkpoint.TaskID{Vertex: id.Vertex, Subtask: id.Subtask}
+}
+
+func execID(id checkpoint.TaskID) scheduler.ExecutionID {
+	return scheduler.ExecutionID{Vertex: id.Vertex, Subtask: id.Subtask}
+}
+
+// stepCheckpoint feeds the coordinator and performs its actions.
+func (jm *JobMaster) stepCheckpoint(ctx context.Context, ev checkpoint.Event) {
+	cp := jm.cp
+	if cp == nil {
+		return
+	}
+	if err := cp.coord.Step(ev); err != nil {
+		jm.log.Warn("checkpoint event refused", "event", fmt.Sprintf("%T", ev), "err", err)
+	}
+	for _, a := range cp.coord.Ready() {
+		jm.performCheckpoint(ctx, a)
+	}
+}
+
+func (jm *JobMaster) performCheckpoint(ctx context.Context, action checkpoint.Action) {
+	cp := jm.cp
+	switch a := action.(type) {
+	case checkpoint.Trigger:
+		dir, err := cp.opts.Storage.CreateCheckpointWriter(jm.jobID, a.ID)
+		if err != nil {
+			jm.log.Error("create checkpoint directory", "id", a.ID, "err", err)
+			return
+		}
+		cp.dirs.Store(a.ID, dir)
+		cp.kinds[a.ID] = a.Kind
+		b := network.CheckpointBarrier{
+			ID: a.ID, Timestamp: a.Timestamp.UnixMilli(), Savepoint: a.Kind.IsSavepoint(),
+			Unaligned: cp.opts.Unaligned && !a.Kind.IsSavepoint(), AlignedTimeout: cp.opts.AlignedTimeout.Milliseconds(),
+		}
+		jm.log.Debug("trigger checkpoint", "id", a.ID, "cause", a.Cause, "tasks", len(a.Tasks))
+		for _, t := range a.Tasks {
+			// A subtask that is no longer running has finished or failed,
+			// and its report is on its way: the coordinator learns of it
+			// from there (a finished task without its snapshot fails the
+			// checkpoint at once, a failure aborts it), so a failed trigger
+			// needs no decline of its own.
+			if tm := jm.taskManagerOf(execID(t)); tm == nil || !tm.TriggerCheckpoint(jm.jobID, jm.sched.Generation(), execID(t), b) {
+				jm.log.Debug("trigger of a subtask that is not running", "id", a.ID, "task", t)
+			}
+		}
+	case checkpoint.Persist:
+		md := jm.metadata(a)
+		v, _ := cp.dirs.Load(a.ID)
+		dir := v.(*storage.CheckpointDir)
+		jm.wg.Add(1)
+		go func() {
+			defer jm.wg.Done()
+			loc, err := dir.Commit(ctx, md)
+			jm.events.Push(persistedEvent{id: a.ID, location: loc, err: err})
+		}()
+	case checkpoint.Completed:
+		cp.dirs.Delete(a.ID)
+		cp.locations[a.ID] = a.Location
+		cp.completed++
+		cp.latest = a.Location
+		jm.log.Info("checkpoint completed", "id", a.ID, "kind", a.Kind, "location", a.Location)
+	case checkpoint.Failed:
+		if a.ID > 0 {
+			cp.failed++
+			if v, ok := cp.dirs.LoadAndDelete(a.ID); ok {
+				jm.background(func() { _ = v.(*storage.CheckpointDir).Abort(context.Background()) })
+			}
+		}
+		jm.log.Warn("checkpoint failed", "id", a.ID, "kind", a.Kind, "reason", a.Reason)
+	case checkpoint.Discard:
+		cp.dirs.Delete(a.ID)
+		jm.background(func() { _ = cp.opts.Storage.Discard(context.Background(), a.Location) })
+	case checkpoint.Subsumed:
+		for _, id := range a.IDs {
+			if loc, ok := cp.locations[id]; ok {
+				delete(cp.locations, id)
+				jm.background(func() { _ = cp.opts.Storage.Discard(context.Background(), loc) })
+			}
+		}
+	case checkpoint.NotifyComplete:
+		jm.notify(a.Tasks, a.ID, true)
+	case checkpoint.NotifyAborted:
+		jm.notify(a.Tasks, a.ID, false)
+	case checkpoint.JobFailure:
+		jm.sched.Step(scheduler.GlobalFailure{Err: a.Reason, Now: time.Now()})
+	case checkpoint.ScheduleTick:
+		if cp.tick != nil {
+			cp.tick.Stop()
+			cp.tick = nil
+		}
+		if !a.At.IsZero() {
+			cp.tick = time.AfterFunc(time.Until(a.At), func() { jm.events.Push(tickEvent{}) })
+		}
+	}
+}
+
+// background runs fn in a goroutine that Run waits for before it returns.
+func (jm *JobMaster) background(fn func()) {
+	jm.wg.Add(1)
+	go func() {
+		defer jm.wg.Done()
+		fn()
+	}()
+}
+
+func (jm *JobMaster) notify(tasks []checkpoint.TaskID, id int64, complete bool) {
+	for _, t := range tasks {
+		if tm := jm.taskManagerOf(execID(t)); tm != nil {
+			tm.NotifyCheckpoint(jm.jobID, jm.sched.Generation(), execID(t), id, complete)
+		}
+	}
+}
+
+// metadata assembles the checkpoint's metadata from the tasks'
+// acknowledgements: one OperatorState per operator of the job, with the
+// state of each subtask, finished subtasks marked.
+func (jm *JobMaster) metadata(a checkpoint.Persist) *storage.Metadata {
+	kind := storage.KindCheckpoint
+	if a.Kind.IsSavepoint() {
+		kind = storage.KindSavepoint
+	}
+	md := &storage.Metadata{JobID: jm.jobID, CheckpointID: a.ID, Timestamp: a.Timestamp.UnixMilli(), Kind: kind}
+	finished := make(map[checkpoint.TaskID]bool, len(a.Finished))
+	for _, t := range a.Finished {
+		finished[t] = true
+	}
+	fully := make(map[int]bool)
+	for _, v := range a.FullyFinishedVertices {
+		fully[v] = true
+	}
+	for _, v := range jm.graph.Vertices {
+		for _, n := range v.Chain {
+			os := storage.OperatorState{UID: n.UID, Name: n.Name, Parallelism: v.Parallelism, MaxParallelism: n.MaxParallelism, FullyFinished: fully[v.ID]}
+			for i := 0; i < v.Parallelism; i++ {
+				t := checkpoint.TaskID{Vertex: v.ID, Subtask: i}
+				st := storage.SubtaskState{Index: i, Finished: finished[t]}
+				if states, ok := a.States[t].(map[string]storage.SubtaskState); ok {
+					if s, ok := states[n.UID]; ok {
+						st = s
+						st.Index = i
+					}
+				}
+				os.Subtasks = append(os.Subtasks, st)
+			}
+			md.Operators = append(md.Operators, os)
+		}
+	}
+	return md
+}
+
+// responder is a task's Responder: it writes the task's state into the
+// checkpoint's directory off the task's goroutine, then queues the
+// acknowledgement for the loop.
+type responder struct {
+	jm      *JobMaster
+	ctx     context.Context
+	vertex  *graph.JobVertex
+	task    checkpoint.TaskID
+	attempt int
+}
+
+func (r *responder) Acknowledge(s *task.Snapshot) {
+	r.jm.background(func() {
+		states, err := r.write(s)
+		if err != nil {
+			r.jm.events.Push(declineEvent{id: s.CheckpointID, task: r.task, attempt: r.attempt, err: err})
+			return
+		}
+		r.jm.events.Push(ackEvent{id: s.CheckpointID, task: r.task, states: states, attempt: r.attempt})
+	})
+}
+
+func (r *responder) Decline(id int64, err error) {
+	r.jm.events.Push(declineEvent{id: id, task: r.task, attempt: r.attempt, err: err})
+}
+
+func (r *responder) EndOfData() {
+	r.jm.events.Push(endOfDataEvent{task: r.task, attempt: r.attempt})
+}
+
+// write stores the snapshot's streams and returns the subtask state of
+// each operator.
+func (r *responder) write(s *task.Snapshot) (map[string]storage.SubtaskState, error) {
+	v, ok := r.jm.cp.dirs.Load(s.CheckpointID)
+	if !ok {
+		return nil, fmt.Errorf("checkpoint %d is no longer pending", s.CheckpointID)
+	}
+	dir := v.(*storage.CheckpointDir)
+	out := make(map[string]storage.SubtaskState, len(s.Operators))
+	for i, n := range r.vertex.Chain {
+		snap := s.Operators[n.UID]
+		st := storage.SubtaskState{Index: r.task.Subtask}
+		if snap != nil {
+			if len(snap.KeyGroups) > 0 {
+				rg := keygroup.RangeFor(n.MaxParallelism, r.vertex.Parallelism, r.task.Subtask)
+				h, err := writeKeyed(r.ctx, dir, fmt.Sprintf("v%d-o%d-s%d-keyed", r.vertex.ID, i, r.task.Subtask), rg, snap.KeyGroups)
+				if err != nil {
+					return nil, err
+				}
+				st.Keyed = []storage.KeyedStateHandle{h}
+			}
+			for _, l := range snap.Lists {
+				st.OperatorLists = append(st.OperatorLists, storage.OperatorListState{Name: l.Name, Mode: listMode(l.Mode), Entries: l.Entries})
+			}
+		}
+		if i == 0 && len(s.ChannelState) > 0 {
+			chans := make([]int, 0, len(s.ChannelState))
+			for ch := range s.ChannelState {
+				chans = append(chans, ch)
+			}
+			sort.Ints(chans)
+			st.ChannelState = make([]storage.StreamHandle, chans[len(chans)-1]+1)
+			for _, ch := range chans {
+				h, err := dir.WriteState(r.ctx, fmt.Sprintf("v%d-s%d-ch%d", r.vertex.ID, r.task.Subtask, ch), bytes.NewReader(restore.EncodeBuffers(s.ChannelState[ch])))
+				if err != nil {
+					return nil, fmt.Errorf("write channel state: %w", err)
+				}
+				st.ChannelState[ch] = h
+			}
+		}
+		if snap != nil || st.ChannelState != nil {
+			out[n.UID] = st
+		}
+	}
+	return out, nil
+}
+
+// writeKeyed writes the key group sections of rg as one stream, with the
+// offset of every key group (empty groups take no bytes).
+func writeKeyed(ctx context.Context, dir *storage.CheckpointDir, name string, rg keygroup.Range, groups map[int][]byte) (storage.KeyedStateHandle, error) {
+	var buf []byte
+	offsets := make([]int64, rg.Len())
+	for kg := rg.Start; kg <= rg.End; kg++ {
+		offsets[kg-rg.Start] = int64(len(buf))
+		buf = append(buf, groups[kg]...)
+	}
+	h, err := dir.WriteState(ctx, name, bytes.NewReader(buf))
+	if err != nil {
+		return storage.KeyedStateHandle{}, fmt.Errorf("write keyed state: %w", err)
+	}
+	return storage.KeyedStateHandle{KeyGroupStart: rg.Start, KeyGroupEnd: rg.End, Offsets: offsets, Stream: h}, nil
+}
+
+func listMode(m op.ListMode) storage.Mode {
+	switch m {
+	case op.UnionList:
+		return storage.ModeUnion
+	case op.BroadcastList:
+		return storage.ModeBroadcast
+	}
+	return storage.ModeSplit
+}

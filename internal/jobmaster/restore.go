@@ -1,0 +1,73 @@
+package jobmaster
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/weir-engine/weir/internal/checkpoint"
+	"github.com/weir-engine/weir/internal/checkpoint/storage"
+	"github.com/weir-engine/weir/internal/op"
+	"github.com/weir-engine/weir/internal/restore"
+	"github.com/weir-engine/weir/internal/scheduler"
+	"github.com/weir-engine/weir/internal/taskmanager"
+)
+
+// restored is what a generation starts from.
+type restored struct {
+	id       int64
+	location string
+	inits    map[scheduler.ExecutionID]taskmanager.Init
+	finished []checkpoint.TaskID
+}
+
+// restoreFrom reads the metadata at location (a savepoint, or the latest
+// checkpoint) and computes the start of every subtask.
+func (jm *JobMaster) restoreFrom(ctx context.Context, st *storage.Storage, md *storage.Metadata, location string, opts restore.Options) (*restored, error) {
+	var targets []restore.Target
+	for _, v := range jm.graph.Vertices {
+		for _, n := range v.Chain {
+			targets = append(targets, restore.Target{UID: n.UID, Name: n.Name, Parallelism: v.Parallelism, MaxParallelism: n.MaxParallelism})
+		}
+	}
+	cache := map[string][]byte{}
+	read := func(h storage.StreamHandle) ([]byte, error) {
+		if h.IsInline() {
+			return h.Inline, nil
+		}
+		if b, ok := cache[h.Path]; ok {
+			return b, nil
+		}
+		r, err := st.ReadState(ctx, location, h)
+		if err != nil {
+			return nil, err
+		}
+		defer r.Close()
+		b, err := io.ReadAll(r)
+		if err != nil {
+			return nil, fmt.Errorf("read %s: %w", h.Path, err)
+		}
+		cache[h.Path] = b
+		return b, nil
+	}
+	ops, err := restore.Assign(md, targets, read, opts)
+	if err != nil {
+		return nil, err
+	}
+	out := &restored{id: md.CheckpointID, location: location, inits: make(map[scheduler.ExecutionID]taskmanager.Init)}
+	for _, v := range jm.graph.Vertices {
+		head := ops[v.Head().UID]
+		for i := 0; i < v.Parallelism; i++ {
+			init := taskmanager.Init{LastCheckpointID: md.CheckpointID, ChannelState: head.ChannelState[i], FinishedOnRestore: head.FullyFinished}
+			init.Restored = make(map[string]*op.Restored, len(v.Chain))
+			for _, n := range v.Chain {
+				init.Restored[n.UID] = ops[n.UID].Subtasks[i]
+			}
+			out.inits[scheduler.ExecutionID{Vertex: v.ID, Subtask: i}] = init
+			if head.FullyFinished {
+				out.finished = append(out.finished, checkpoint.TaskID{Vertex: v.ID, Subtask: i})
+			}
+		}
+	}
+	return out, nil
+}

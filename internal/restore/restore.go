@@ -1,0 +1,274 @@
+// Package restore decides what every subtask of a job starts from when the
+// job is restored from a checkpoint or savepoint, possibly at another
+// parallelism. It is pure apart from the stream reads it is handed.
+//
+// Operators are matched by uid. Keyed state is redistributed by key group:
+// a new subtask takes, from every old subtask's keyed stream, the sections
+// of the key groups in its new range (the max parallelism must not have
+// changed: it fixes the key groups). Operator list state is redistributed
+// by its mode: split lists are dealt out entry by entry, union lists go
+// whole to everyone, and broadcast state is taken from any non-empty copy
+// (FLIP-147: subtasks that finished may have left theirs empty). In-flight
+// channel state of unaligned checkpoints restores only at the same
+// parallelism.
+package restore
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"sort"
+
+	"github.com/weir-engine/weir/internal/checkpoint/storage"
+	"github.com/weir-engine/weir/internal/op"
+)
+
+// Errors of a restore.
+var (
+	ErrUnclaimedState = errors.New("restore: state without an operator")
+	ErrMaxParallelism = errors.New("restore: max parallelism changed")
+	ErrChannelState   = errors.New("restore: in-flight data cannot be redistributed")
+	ErrCorrupt        = errors.New("restore: corrupt state")
+)
+
+// Target is an operator of the job being restored.
+type Target struct {
+	UID            string
+	Name           string
+	Parallelism    int
+	MaxParallelism int
+}
+
+// Options of an assignment.
+type Options struct {
+	// AllowNonRestored drops state that no operator claims instead of
+	// failing (Flink's --allowNonRestoredState).
+	AllowNonRestored bool
+}
+
+// Operator is what one operator's subtasks restore.
+type Operator struct {
+	// Subtasks holds each new subtask's state (never nil).
+	Subtasks []*op.Restored
+	// ChannelState holds, per new subtask, its in-flight input data per
+	// input channel (nil when there is none).
+	ChannelState []map[int][][]byte
+	// FullyFinished is set when every subtask of the operator had finished
+	// at the checkpoint: its subtasks finish at once on restore.
+	FullyFinished bool
+}
+
+// Reader returns the bytes of a state stream.
+type Reader func(h storage.StreamHandle) ([]byte, error)
+
+// Assign computes the restored state of every target operator from md.
+func Assign(md *storage.Metadata, targets []Target, read Reader, opts Options) (map[string]*Operator, error) {
+	byUID := make(map[string]*storage.OperatorState, len(md.Operators))
+	for i := range md.Operators {
+		byUID[md.Operators[i].UID] = &md.Operators[i]
+	}
+	out := make(map[string]*Operator, len(targets))
+	claimed := make(map[string]bool)
+	for _, t := range targets {
+		o := &Operator{Subtasks: make([]*op.Restored, t.Parallelism), ChannelState: make([]map[int][][]byte, t.Parallelism)}
+		for i := range o.Subtasks {
+			o.Subtasks[i] = &op.Restored{CheckpointID: md.CheckpointID, KeyGroups: map[int][]byte{}}
+		}
+		out[t.UID] = o
+		old, ok := byUID[t.UID]
+		if !ok {
+			continue // a new operator starts empty
+		}
+		claimed[t.UID] = true
+		if err := assignOperator(o, old, t, read); err != nil {
+			return nil, fmt.Errorf("restore %s (uid %q): %w", t.Name, t.UID, err)
+		}
+	}
+	if !opts.AllowNonRestored {
+		var unclaimed []string
+		for _, o := range md.Operators {
+			if !claimed[o.UID] && hasState(&o) {
+				unclaimed = append(unclaimed, fmt.Sprintf("%q (%s)", o.UID, o.Name))
+			}
+		}
+		if len(unclaimed) > 0 {
+			sort.Strings(unclaimed)
+			return nil, fmt.Errorf("%w: the checkpoint has state for operator uids %v that no operator of this job has; give the operators their old uids, or allow dropping the state", ErrUnclaimedState, unclaimed)
+		}
+	}
+	return out, nil
+}
+
+func hasState(o *storage.OperatorState) bool {
+	for _, s := range o.Subtasks {
+		if len(s.Keyed) > 0 || len(s.ChannelState) > 0 || len(s.Raw) > 0 {
+			return true
+		}
+		for _, l := range s.OperatorLists {
+			if len(l.Entries) > 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func assignOperator(o *Operator, old *storage.OperatorState, t Target, read Reader) error {
+	o.FullyFinished = old.FullyFinished
+	if err := assignKeyed(o, old, t, read); err != nil {
+		return err
+	}
+	assignLists(o, old, t)
+	return assignChannels(o, old, t, read)
+}
+
+func assignKeyed(o *Operator, old *storage.OperatorState, t Target, read Reader) error {
+	var any bool
+	for _, s := range old.Subtasks {
+		if len(s.Keyed) > 0 {
+			any = true
+		}
+	}
+	if !any {
+		return nil
+	}
+	if old.MaxParallelism != t.MaxParallelism {
+		return fmt.Errorf("%w: it was %d and is %d; keyed state is split into max-parallelism key groups, so it must stay the same",
+			ErrMaxParallelism, old.MaxParallelism, t.MaxParallelism)
+	}
+	owner := func(kg int) int { return kg * t.Parallelism / t.MaxParallelism }
+	for _, s := range old.Subtasks {
+		for _, h := range s.Keyed {
+			n := h.KeyGroupEnd - h.KeyGroupStart + 1
+			if n <= 0 || len(h.Offsets) != n {
+				return fmt.Errorf("%w: key groups [%d, %d] with %d offsets", ErrCorrupt, h.KeyGroupStart, h.KeyGroupEnd, len(h.Offsets))
+			}
+			data, err := read(h.Stream)
+			if err != nil {
+				return err
+			}
+			for i := 0; i < n; i++ {
+				start, end := h.Offsets[i], int64(len(data))
+				if i+1 < n {
+					end = h.Offsets[i+1]
+				}
+				if start < 0 || start > end || end > int64(len(data)) {
+					return fmt.Errorf("%w: key group %d at [%d, %d) of a %d-byte stream", ErrCorrupt, h.KeyGroupStart+i, start, end, len(data))
+				}
+				if start == end {
+					continue
+				}
+				kg := h.KeyGroupStart + i
+				if kg >= t.MaxParallelism {
+					return fmt.Errorf("%w: key group %d beyond max parallelism %d", ErrCorrupt, kg, t.MaxParallelism)
+				}
+				o.Subtasks[owner(kg)].KeyGroups[kg] = data[start:end]
+			}
+		}
+	}
+	return nil
+}
+
+func assignLists(o *Operator, old *storage.OperatorState, t Target) {
+	type list struct {
+		mode    storage.Mode
+		entries [][]byte
+		copies  [][][]byte
+	}
+	lists := map[string]*list{}
+	var names []string
+	for _, s := range old.Subtasks {
+		for _, l := range s.OperatorLists {
+			cur, ok := lists[l.Name]
+			if !ok {
+				cur = &list{mode: l.Mode}
+				lists[l.Name] = cur
+				names = append(names, l.Name)
+			}
+			cur.entries = append(cur.entries, l.Entries...)
+			cur.copies = append(cur.copies, l.Entries)
+		}
+	}
+	for _, name := range names {
+		l := lists[name]
+		switch l.mode {
+		case storage.ModeUnion:
+			for _, r := range o.Subtasks {
+				r.Lists = append(r.Lists, op.NamedList{Name: name, Mode: op.UnionList, Entries: l.entries})
+			}
+		case storage.ModeBroadcast:
+			var copy [][]byte
+			for _, c := range l.copies {
+				if len(c) > 0 {
+					copy = c
+					break
+				}
+			}
+			for _, r := range o.Subtasks {
+				r.Lists = append(r.Lists, op.NamedList{Name: name, Mode: op.BroadcastList, Entries: copy})
+			}
+		default:
+			dealt := make([][][]byte, t.Parallelism)
+			for i, e := range l.entries {
+				dealt[i%t.Parallelism] = append(dealt[i%t.Parallelism], e)
+			}
+			for i, r := range o.Subtasks {
+				r.Lists = append(r.Lists, op.NamedList{Name: name, Mode: op.SplitList, Entries: dealt[i]})
+			}
+		}
+	}
+}
+
+func assignChannels(o *Operator, old *storage.OperatorState, t Target, read Reader) error {
+	for _, s := range old.Subtasks {
+		if len(s.ChannelState) == 0 {
+			continue
+		}
+		if old.Parallelism != t.Parallelism {
+			return fmt.Errorf("%w: the checkpoint was unaligned at parallelism %d and the job now runs at %d; restore from an aligned checkpoint or a savepoint",
+				ErrChannelState, old.Parallelism, t.Parallelism)
+		}
+		chans := make(map[int][][]byte)
+		for ch, h := range s.ChannelState {
+			if h.IsEmpty() {
+				continue
+			}
+			data, err := read(h)
+			if err != nil {
+				return err
+			}
+			bufs, err := DecodeBuffers(data)
+			if err != nil {
+				return err
+			}
+			chans[ch] = bufs
+		}
+		o.ChannelState[s.Index] = chans
+	}
+	return nil
+}
+
+// EncodeBuffers frames a channel's buffers as one stream: each buffer is
+// a uvarint length followed by its bytes.
+func EncodeBuffers(bufs [][]byte) []byte {
+	var out []byte
+	for _, b := range bufs {
+		out = binary.AppendUvarint(out, uint64(len(b)))
+		out = append(out, b...)
+	}
+	return out
+}
+
+// DecodeBuffers reverses EncodeBuffers.
+func DecodeBuffers(data []byte) ([][]byte, error) {
+	var bufs [][]byte
+	for len(data) > 0 {
+		n, m := binary.Uvarint(data)
+		if m <= 0 || uint64(len(data)-m) < n {
+			return nil, fmt.Errorf("%w: channel state framing", ErrCorrupt)
+		}
+		bufs = append(bufs, data[m:m+int(n)])
+		data = data[m+int(n):]
+	}
+	return bufs, nil
+}

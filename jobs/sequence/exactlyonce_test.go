@@ -1,0 +1,71 @@
+package sequence_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/weir-engine/weir"
+	"github.com/weir-engine/weir/connector/file"
+	"github.com/weir-engine/weir/jobs/sequence"
+)
+
+// committedLines reads the visible part files of dir.
+func committedLines(t *testing.T, dir string) []string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), ".") {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines = append(lines, strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")...)
+	}
+	return lines
+}
+
+func TestExactlyOnceFileSinkWithFailure(t *testing.T) {
+	for _, tt := range []struct {
+		name      string
+		unaligned bool
+	}{{"aligned", false}, {"unaligned", true}} {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := sequence.Config{Keys: 10, RecordsPerKey: 300, Rate: 10000, ShortRecords: 20, FailAfter: 1000}
+			out := t.TempDir()
+			env := weir.NewEnv(weir.WithParallelism(2),
+				weir.WithCheckpointing(weir.CheckpointConfig{Interval: 50 * time.Millisecond, Unaligned: tt.unaligned}),
+				weir.WithRestartStrategy(weir.FixedDelayRestart(3, 10*time.Millisecond)))
+			counts, err := sequence.Build(env, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			weir.SinkTo(counts, file.NewSink(out, sequence.Count.String)).UID("sink")
+			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+			defer cancel()
+			res, err := env.Execute(ctx, "sequence")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Restarts != 1 {
+				t.Errorf("restarts = %d, want 1 (--fail-after fails once)", res.Restarts)
+			}
+			if res.Checkpoints.Completed < 2 {
+				t.Errorf("%d checkpoints completed, want a few", res.Checkpoints.Completed)
+			}
+			if err := sequence.Verify(cfg, committedLines(t, out)); err != nil {
+				t.Fatalf("output is not exactly-once: %v", err)
+			}
+			t.Logf("%d checkpoints, %d failed, %v", res.Checkpoints.Completed, res.Checkpoints.Failed, res.Duration)
+		})
+	}
+}

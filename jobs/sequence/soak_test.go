@@ -1,0 +1,68 @@
+package sequence_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"runtime/pprof"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/weir-engine/weir"
+	"github.com/weir-engine/weir/connector/file"
+	"github.com/weir-engine/weir/jobs/sequence"
+)
+
+// TestExactlyOnceSoak fails the job at random points, with random
+// parallelism, checkpoint interval and barrier mode, and checks every run's
+// committed output. Bounded: 6 runs with -short, 24 otherwise.
+func TestExactlyOnceSoak(t *testing.T) {
+	runs := 24
+	if testing.Short() {
+		runs = 6
+	}
+	seed := uint64(time.Now().UnixNano())
+	if s, err := strconv.ParseUint(os.Getenv("WEIR_SOAK_SEED"), 10, 64); err == nil {
+		seed = s
+	}
+	t.Logf("seed %d", seed)
+	r := rand.New(rand.NewPCG(seed, 1))
+	for i := 0; i < runs; i++ {
+		cfg := sequence.Config{Keys: 1 + r.IntN(12), RecordsPerKey: 50 + r.Int64N(200), Rate: 20000, ShortRecords: r.Int64N(30)}
+		total := int64(cfg.Keys)*cfg.RecordsPerKey + cfg.ShortRecords
+		cfg.FailAfter = 1 + r.Int64N(total/2)
+		p := 1 + r.IntN(4)
+		interval := time.Duration(10+r.IntN(60)) * time.Millisecond
+		unaligned := r.IntN(2) == 0
+		name := fmt.Sprintf("run%d-p%d-%v-unaligned=%v-fail@%d", i, p, interval, unaligned, cfg.FailAfter)
+		t.Run(name, func(t *testing.T) {
+			out := t.TempDir()
+			env := weir.NewEnv(weir.WithParallelism(p),
+				weir.WithCheckpointing(weir.CheckpointConfig{Interval: interval, Unaligned: unaligned}),
+				weir.WithRestartStrategy(weir.FixedDelayRestart(3, 5*time.Millisecond)))
+			counts, err := sequence.Build(env, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			weir.SinkTo(counts, file.NewSink(out, sequence.Count.String)).UID("sink")
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			stop := time.AfterFunc(15*time.Second, func() {
+				var b strings.Builder
+				pprof.Lookup("goroutine").WriteTo(&b, 1)
+				t.Logf("still running after 15s; goroutines:\n%s", b.String())
+			})
+			defer stop.Stop()
+			res, err := env.Execute(ctx, "sequence")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := sequence.Verify(cfg, committedLines(t, out)); err != nil {
+				t.Fatalf("output is not exactly-once after %d restarts and %d checkpoints: %v", res.Restarts, res.Checkpoints.Completed, err)
+			}
+		})
+	}
+}

@@ -13,8 +13,6 @@ import (
 	"time"
 
 	"github.com/weir-engine/weir/internal/graph"
-	"github.com/weir-engine/weir/internal/minicluster"
-	"github.com/weir-engine/weir/internal/task"
 	"github.com/weir-engine/weir/internal/typeinfo"
 )
 
@@ -259,44 +257,11 @@ func (e *Env) jobGraph() (*graph.JobGraph, error) {
 // when the job failed, and ctx's error when ctx ended first; in both cases
 // every goroutine of the job has ended when Execute returns.
 func (e *Env) Execute(ctx context.Context, name string) (*Result, error) {
-	jg, err := e.jobGraph()
+	c, err := e.ExecuteAsync(ctx, name)
 	if err != nil {
 		return nil, err
 	}
-	jobID := NewJobID()
-	e.accumulators.reset()
-	cp, cleanup, err := e.checkpointOptions(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer cleanup()
-	e.opts.Logger.Info("submitting job", "job", name, "id", jobID, "vertices", len(jg.Vertices))
-	res := minicluster.Run(ctx, jobID, jg, minicluster.Options{
-		TaskManagers:     e.opts.TaskManagers,
-		Slots:            e.opts.SlotsPerTaskManager,
-		Task:             task.Config{BufferTimeout: e.opts.BufferTimeout},
-		Restart:          e.opts.Restart.strategy(),
-		Checkpoints:      cp,
-		RestoreFrom:      e.opts.RestoreFrom,
-		AllowNonRestored: e.opts.AllowNonRestored,
-		Logger:           e.opts.Logger,
-	})
-	out := &Result{JobID: jobID, JobName: name, Duration: res.Duration, Accumulators: e.accumulators.snapshot(), Restarts: res.Restarts,
-		Checkpoints: CheckpointStats{Completed: res.Checkpoints.Completed, Failed: res.Checkpoints.Failed, Latest: res.Checkpoints.Latest}}
-	for _, v := range res.Vertices {
-		out.Vertices = append(out.Vertices, VertexMetrics{Name: v.Name, Parallelism: v.Parallelism, RecordsIn: v.RecordsIn, RecordsOut: v.RecordsOut})
-	}
-	switch res.Status {
-	case "FINISHED":
-		return out, nil
-	case "CANCELED":
-		if ctx.Err() != nil {
-			return out, fmt.Errorf("weir: job %q canceled: %w", name, context.Cause(ctx))
-		}
-		return out, fmt.Errorf("weir: job %q canceled", name)
-	default:
-		return out, fmt.Errorf("%w: %q: %w", ErrJobFailed, name, res.Err)
-	}
+	return c.Wait()
 }
 
 // NewJobID returns a random job id: 32 lower-case hex characters, as

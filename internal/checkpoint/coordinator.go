@@ -60,6 +60,16 @@ func New(t *Topology, opts Options) (*Coordinator, error) {
 	}, nil
 }
 
+// RestoredFrom makes checkpoint ids continue after id, the checkpoint or
+// savepoint the job was restored from, as Flink's checkpoint id counter
+// does: tasks ignore barriers of ids at or below the one they restored.
+// Call it before the first Step.
+func (c *Coordinator) RestoredFrom(id int64) {
+	if id >= c.nextID {
+		c.nextID = id + 1
+	}
+}
+
 // Step applies one event. It returns an error, and changes nothing, when
 // the event is malformed: a task the topology does not have, an unknown
 // Kind, or a Persisted for a checkpoint that was never handed out with

@@ -70,13 +70,16 @@ type checkpointing struct {
 	coord *checkpoint.Coordinator
 	// dirs holds the writer of each pending checkpoint; responders read it
 	// from their goroutines.
-	dirs      sync.Map // int64 -> *storage.CheckpointDir
-	kinds     map[int64]checkpoint.Kind
-	locations map[int64]string
-	tick      *time.Timer
-	completed int
-	failed    int
-	latest    string
+	dirs       sync.Map // int64 -> *storage.CheckpointDir
+	kinds      map[int64]checkpoint.Kind
+	locations  map[int64]string
+	tick       *time.Timer
+	savepoints savepoints
+	completed  int
+	failed     int
+	latest     string
+	// stopAfter is the id of a completed stop-without-drain savepoint.
+	stopAfter int64
 }
 
 func topology(jg *graph.JobGraph) *checkpoint.Topology {
@@ -121,15 +124,23 @@ func (jm *JobMaster) performCheckpoint(ctx context.Context, action checkpoint.Ac
 	cp := jm.cp
 	switch a := action.(type) {
 	case checkpoint.Trigger:
-		dir, err := cp.opts.Storage.CreateCheckpointWriter(jm.jobID, a.ID)
+		var dir *storage.CheckpointDir
+		var err error
+		if a.Kind.IsSavepoint() {
+			target, _ := cp.savepointTriggered(a.ID, a.Kind)
+			dir, err = cp.opts.Storage.CreateSavepointWriter(ctx, jm.jobID, a.ID, target)
+		} else {
+			dir, err = cp.opts.Storage.CreateCheckpointWriter(jm.jobID, a.ID)
+		}
 		if err != nil {
 			jm.log.Error("create checkpoint directory", "id", a.ID, "err", err)
+			cp.savepointEnded(a.ID, a.Kind, "", err)
 			return
 		}
 		cp.dirs.Store(a.ID, dir)
 		cp.kinds[a.ID] = a.Kind
 		b := network.CheckpointBarrier{
-			ID: a.ID, Timestamp: a.Timestamp.UnixMilli(), Savepoint: a.Kind.IsSavepoint(),
+			ID: a.ID, Timestamp: a.Timestamp.UnixMilli(), Savepoint: a.Kind.IsSavepoint(), Drain: a.Kind == checkpoint.SavepointDrain,
 			Unaligned: cp.opts.Unaligned && !a.Kind.IsSavepoint(), AlignedTimeout: cp.opts.AlignedTimeout.Milliseconds(),
 		}
 		jm.log.Debug("trigger checkpoint", "id", a.ID, "cause", a.Cause, "tasks", len(a.Tasks))
@@ -155,10 +166,19 @@ func (jm *JobMaster) performCheckpoint(ctx context.Context, action checkpoint.Ac
 		}()
 	case checkpoint.Completed:
 		cp.dirs.Delete(a.ID)
+		jm.log.Info("checkpoint completed", "id", a.ID, "kind", a.Kind, "location", a.Location)
+		cp.savepointEnded(a.ID, a.Kind, a.Location, nil)
+		if a.Kind.IsSavepoint() {
+			// Savepoints belong to the user: never discarded, not the
+			// latest checkpoint for failover.
+			if a.Kind == checkpoint.SavepointTerminate {
+				cp.stopAfter = a.ID
+			}
+			return
+		}
 		cp.locations[a.ID] = a.Location
 		cp.completed++
 		cp.latest = a.Location
-		jm.log.Info("checkpoint completed", "id", a.ID, "kind", a.Kind, "location", a.Location)
 	case checkpoint.Failed:
 		if a.ID > 0 {
 			cp.failed++
@@ -167,6 +187,7 @@ func (jm *JobMaster) performCheckpoint(ctx context.Context, action checkpoint.Ac
 			}
 		}
 		jm.log.Warn("checkpoint failed", "id", a.ID, "kind", a.Kind, "reason", a.Reason)
+		cp.savepointEnded(a.ID, a.Kind, "", a.Reason)
 	case checkpoint.Discard:
 		cp.dirs.Delete(a.ID)
 		jm.background(func() { _ = cp.opts.Storage.Discard(context.Background(), a.Location) })
@@ -179,6 +200,11 @@ func (jm *JobMaster) performCheckpoint(ctx context.Context, action checkpoint.Ac
 		}
 	case checkpoint.NotifyComplete:
 		jm.notify(a.Tasks, a.ID, true)
+		if cp.stopAfter == a.ID {
+			// Stop without drain: the savepoint is taken and its
+			// notifications are in the tasks' mailboxes; end the job.
+			jm.sched.Step(scheduler.Stop{})
+		}
 	case checkpoint.NotifyAborted:
 		jm.notify(a.Tasks, a.ID, false)
 	case checkpoint.JobFailure:

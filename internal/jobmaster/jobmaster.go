@@ -124,6 +124,7 @@ func New(jobID string, jg *graph.JobGraph, tms []TaskManager, net *network.Regis
 			return nil, fmt.Errorf("jobmaster: %w", err)
 		}
 		jm.cp = &checkpointing{opts: *c, coord: coord, kinds: map[int64]checkpoint.Kind{}, locations: map[int64]string{}}
+		jm.cp.savepoints.byID = map[int64]SavepointRequest{}
 	}
 	for _, tm := range tms {
 		jm.tms[tm.ID()] = tm
@@ -156,6 +157,9 @@ func (jm *JobMaster) Run(ctx context.Context) Result {
 			switch a := a.(type) {
 			case scheduler.Terminated:
 				jm.log.Info("job ended", "status", a.Status, "err", a.Err)
+				if jm.cp != nil {
+					jm.cp.failSavepoints(fmt.Errorf("jobmaster: the job ended %s before the savepoint completed", a.Status))
+				}
 				res := Result{JobID: jm.jobID, Status: a.Status, Err: a.Err, Duration: time.Since(start),
 					Vertices: jm.vertexMetrics(), Restarts: jm.restarts}
 				if jm.cp != nil {
@@ -220,6 +224,8 @@ func (jm *JobMaster) handle(ctx context.Context, ev any) {
 		jm.stepCheckpoint(ctx, checkpoint.Persisted{ID: e.id, Location: e.location, Err: e.err, Now: now})
 	case tickEvent:
 		jm.stepCheckpoint(ctx, checkpoint.Tick{Now: now})
+	case SavepointRequest:
+		jm.requestSavepoint(ctx, e)
 	}
 }
 
@@ -231,6 +237,9 @@ func (jm *JobMaster) deploy(ctx context.Context, a scheduler.Deploy) {
 		jm.log.Error("restore failed", "err", err)
 		jm.sched.Step(scheduler.GlobalFailure{Err: err, Now: time.Now()})
 		return
+	}
+	if jm.cp != nil && rs != nil {
+		jm.cp.coord.RestoredFrom(rs.id)
 	}
 	if jm.cp != nil && a.Generation > 0 {
 		var finished []checkpoint.TaskID
@@ -307,6 +316,8 @@ func (jm *JobMaster) restoreStorage(ctx context.Context) (*storage.Storage, erro
 	}
 	return st, nil
 }
+
+func (jm *JobMaster) now() time.Time { return time.Now() }
 
 func (jm *JobMaster) taskManagerOf(id scheduler.ExecutionID) TaskManager {
 	return jm.tms[jm.placed[id]]

@@ -35,9 +35,22 @@ type Options struct {
 	Logger           *slog.Logger
 }
 
+// Job is a job running on its mini-cluster.
+type Job struct {
+	jm   *jobmaster.JobMaster
+	done chan struct{}
+	res  jobmaster.Result
+}
+
 // Run starts a mini-cluster sized for jg, runs the job, and tears the
 // cluster down; every goroutine it started has ended when it returns.
 func Run(ctx context.Context, jobID string, jg *graph.JobGraph, opts Options) jobmaster.Result {
+	return Submit(ctx, jobID, jg, opts).Wait()
+}
+
+// Submit starts a mini-cluster sized for jg and the job on it, and returns
+// at once. Cancelling ctx cancels the job.
+func Submit(ctx context.Context, jobID string, jg *graph.JobGraph, opts Options) *Job {
 	if opts.TaskManagers <= 0 {
 		opts.TaskManagers = 1
 	}
@@ -67,17 +80,41 @@ func Run(ctx context.Context, jobID string, jg *graph.JobGraph, opts Options) jo
 		tms = append(tms, tm)
 		owned = append(owned, tm)
 	}
-	defer func() {
-		for _, tm := range owned {
-			tm.Close()
-		}
-	}()
+	j := &Job{done: make(chan struct{})}
 	jm, err := jobmaster.New(jobID, jg, tms, net, jobmaster.Options{
 		Restart: opts.Restart, Checkpoints: opts.Checkpoints, RestoreFrom: opts.RestoreFrom,
 		AllowNonRestored: opts.AllowNonRestored, Logger: log,
 	})
 	if err != nil {
-		return jobmaster.Result{JobID: jobID, Status: scheduler.Failed, Err: err}
+		j.res = jobmaster.Result{JobID: jobID, Status: scheduler.Failed, Err: err}
+		close(j.done)
+		return j
 	}
-	return jm.Run(ctx)
+	j.jm = jm
+	go func() {
+		defer close(j.done)
+		j.res = jm.Run(ctx)
+		for _, tm := range owned {
+			tm.Close()
+		}
+	}()
+	return j
+}
+
+// Wait waits for the job to end and returns how it ended.
+func (j *Job) Wait() jobmaster.Result {
+	<-j.done
+	return j.res
+}
+
+// Done is closed when the job ended.
+func (j *Job) Done() <-chan struct{} { return j.done }
+
+// TriggerSavepoint asks the job's JobMaster for a savepoint.
+func (j *Job) TriggerSavepoint(r jobmaster.SavepointRequest) {
+	if j.jm == nil {
+		r.Reply <- jobmaster.SavepointReply{Err: j.res.Err}
+		return
+	}
+	j.jm.TriggerSavepoint(r)
 }

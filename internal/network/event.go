@@ -23,6 +23,10 @@ type CheckpointBarrier struct {
 	Savepoint      bool
 	Unaligned      bool
 	AlignedTimeout int64 // milliseconds, 0 for none
+	// Drain marks stop-with-savepoint --drain: a source that is triggered
+	// with it ends its input first (MaxWatermark, finish, EndOfData) and
+	// takes the snapshot after, so the savepoint is the final checkpoint.
+	Drain bool
 }
 
 // CancelCheckpointMarker tells downstream tasks that checkpoint ID was

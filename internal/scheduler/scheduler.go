@@ -79,6 +79,9 @@ type (
 	// Restart deploys the next generation once the delay of a
 	// ScheduleRestart has passed.
 	Restart struct{}
+	// Stop ends the job after a stop-with-savepoint: every task is
+	// cancelled, and the job ends FINISHED whatever the tasks report.
+	Stop struct{}
 	// GlobalFailure fails the running generation from outside any task
 	// (e.g. too many failed checkpoints), restarting per the strategy.
 	GlobalFailure struct {
@@ -121,11 +124,13 @@ type Scheduler struct {
 	plan       slots.Plan
 	generation int
 	delay      time.Duration
-	status     JobStatus
-	execs      map[ExecutionID]ExecutionState
-	order      []ExecutionID
-	failure    error
-	ready      []any
+	// stopping is set by Stop: the job finishes once all tasks ended.
+	stopping bool
+	status   JobStatus
+	execs    map[ExecutionID]ExecutionState
+	order    []ExecutionID
+	failure  error
+	ready    []any
 }
 
 // New returns the scheduler of a job with the given vertices; a nil
@@ -179,8 +184,14 @@ func (s *Scheduler) Step(ev any) {
 		s.cancel()
 	case Restart:
 		s.redeploy()
-	case GlobalFailure:
+	case Stop:
 		if s.status == Running {
+			s.stopping = true
+			s.cancelRemaining()
+			s.settle()
+		}
+	case GlobalFailure:
+		if s.status == Running && !s.stopping {
 			s.fail(e.Err, e.Now)
 			s.settle()
 		}
@@ -228,7 +239,7 @@ func (s *Scheduler) taskState(e TaskState) {
 		return
 	}
 	s.execs[e.ID] = e.State
-	if s.status == Running {
+	if s.status == Running && !s.stopping {
 		switch e.State {
 		case ExecFailed:
 			s.fail(e.Err, e.Now)

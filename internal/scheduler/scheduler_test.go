@@ -64,6 +64,8 @@ func TestScheduler(t *testing.T) {
 				s.Step(ev)
 			case "restart":
 				s.Step(scheduler.Restart{})
+			case "stop":
+				s.Step(scheduler.Stop{})
 			case "cancel":
 				s.Step(scheduler.Cancel{})
 			default:

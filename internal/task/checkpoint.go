@@ -52,6 +52,17 @@ type Responder interface {
 // false when the task has ended.
 func (t *Task) TriggerCheckpoint(b network.CheckpointBarrier) bool {
 	return t.mail.Put(func() error {
+		if t.source != nil && b.Drain && !t.finishedOps {
+			// Stop-with-savepoint --drain: end the input now; Run takes
+			// the snapshot once the operators finished and EndOfData went
+			// downstream.
+			t.drain = &b
+			if !t.sourceEnded {
+				t.sourceEnded = true
+				return t.chain[0].emitWatermark(op.MaxWatermark)
+			}
+			return nil
+		}
 		if t.source != nil {
 			return t.snapshot(b.ID, b.Timestamp, b, nil)
 		}

@@ -106,6 +106,7 @@ type Task struct {
 	finishedOps bool
 	finalAfter  int64
 	finalDone   bool
+	drain       *network.CheckpointBarrier
 
 	// Metrics is updated as the task runs.
 	Metrics Metrics
@@ -182,6 +183,11 @@ func (t *Task) Run(ctx context.Context, running func()) (err error) {
 		return err
 	}
 	t.desc.Checkpoints.EndOfData()
+	if b := t.drain; b != nil {
+		if err := t.snapshot(b.ID, b.Timestamp, *b, nil); err != nil {
+			return err
+		}
+	}
 	// Every task waits for its final checkpoint (FLIP-147), so that the
 	// checkpoint that commits the sinks' last data sees all tasks running.
 	waitFinal := t.desc.Checkpointing

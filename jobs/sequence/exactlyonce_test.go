@@ -2,6 +2,7 @@ package sequence_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -68,4 +69,17 @@ func TestExactlyOnceFileSinkWithFailure(t *testing.T) {
 			t.Logf("%d checkpoints, %d failed, %v", res.Checkpoints.Completed, res.Checkpoints.Failed, res.Duration)
 		})
 	}
+}
+
+func parseCount(line string, c *sequence.Count) error {
+	f := strings.Split(line, "\t")
+	if len(f) != 3 {
+		return fmt.Errorf("malformed line %q", line)
+	}
+	c.Key = f[0]
+	if _, err := fmt.Sscan(f[1], &c.Seq); err != nil {
+		return err
+	}
+	_, err := fmt.Sscan(f[2], &c.Count)
+	return err
 }

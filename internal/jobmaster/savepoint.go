@@ -1,0 +1,107 @@
+package jobmaster
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/weir-engine/weir/internal/checkpoint"
+	"github.com/weir-engine/weir/internal/scheduler"
+)
+
+// Savepoints and stop-with-savepoint. A request enters the loop's queue;
+// the coordinator triggers it (or refuses it at once). The savepoint goes
+// into its own directory under the requested target. When a savepoint
+// that terminates completes: without drain the tasks are cancelled after
+// the notifications went out and the job ends FINISHED; with drain the
+// sources ended their input before the snapshot, so the tasks finish by
+// themselves once it completed (it is their final checkpoint).
+
+// SavepointRequest asks for a savepoint of kind Savepoint,
+// SavepointTerminate or SavepointDrain into Dir.
+type SavepointRequest struct {
+	Kind checkpoint.Kind
+	Dir  string
+	// Reply receives the savepoint's location or the reason it failed,
+	// exactly once; it must have room for one value.
+	Reply chan SavepointReply
+}
+
+// SavepointReply is the outcome of a SavepointRequest.
+type SavepointReply struct {
+	Location string
+	Err      error
+}
+
+// ErrNoCheckpointing refuses savepoints of a job without checkpoint
+// storage.
+var ErrNoCheckpointing = errors.New("jobmaster: savepoints need checkpointing enabled")
+
+// TriggerSavepoint queues a savepoint request; it may be called from any
+// goroutine.
+func (jm *JobMaster) TriggerSavepoint(r SavepointRequest) { jm.events.Push(r) }
+
+// savepoints tracks requests by the loop.
+type savepoints struct {
+	// queued holds requests not yet triggered, in order.
+	queued []SavepointRequest
+	// byID holds triggered requests.
+	byID map[int64]SavepointRequest
+}
+
+func (jm *JobMaster) requestSavepoint(ctx context.Context, r SavepointRequest) {
+	if jm.cp == nil {
+		r.Reply <- SavepointReply{Err: ErrNoCheckpointing}
+		return
+	}
+	if jm.sched.Status() != scheduler.Running {
+		r.Reply <- SavepointReply{Err: fmt.Errorf("jobmaster: the job is %s, not RUNNING", jm.sched.Status())}
+		return
+	}
+	jm.cp.savepoints.queued = append(jm.cp.savepoints.queued, r)
+	jm.stepCheckpoint(ctx, checkpoint.TriggerRequest{Now: jm.now(), Kind: r.Kind})
+}
+
+// savepointTriggered binds the oldest queued request of that kind to the
+// triggered id and returns its target directory.
+func (cp *checkpointing) savepointTriggered(id int64, kind checkpoint.Kind) (string, bool) {
+	for i, r := range cp.savepoints.queued {
+		if r.Kind == kind {
+			cp.savepoints.queued = append(cp.savepoints.queued[:i], cp.savepoints.queued[i+1:]...)
+			cp.savepoints.byID[id] = r
+			return r.Dir, true
+		}
+	}
+	return "", false
+}
+
+// savepointEnded answers the request of id, if any.
+func (cp *checkpointing) savepointEnded(id int64, kind checkpoint.Kind, location string, err error) {
+	if id == 0 {
+		// A refused request: answer the oldest queued one of that kind.
+		for i, r := range cp.savepoints.queued {
+			if r.Kind == kind {
+				cp.savepoints.queued = append(cp.savepoints.queued[:i], cp.savepoints.queued[i+1:]...)
+				r.Reply <- SavepointReply{Err: err}
+				return
+			}
+		}
+		return
+	}
+	if r, ok := cp.savepoints.byID[id]; ok {
+		delete(cp.savepoints.byID, id)
+		r.Reply <- SavepointReply{Location: location, Err: err}
+	}
+}
+
+// failSavepoints answers every open request when the job ends.
+func (cp *checkpointing) failSavepoints(err error) {
+	for _, r := range cp.savepoints.queued {
+		r.Reply <- SavepointReply{Err: err}
+	}
+	for id, r := range cp.savepoints.byID {
+		delete(cp.savepoints.byID, id)
+		r.Reply <- SavepointReply{Err: err}
+	}
+	cp.savepoints.queued = nil
+}

@@ -1,0 +1,143 @@
+package weir
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/weir-engine/weir/internal/checkpoint"
+	"github.com/weir-engine/weir/internal/jobmaster"
+	"github.com/weir-engine/weir/internal/minicluster"
+	"github.com/weir-engine/weir/internal/task"
+)
+
+// JobClient is a handle on a running job: take savepoints, stop it with a
+// savepoint, cancel it, wait for its result.
+type JobClient struct {
+	env     *Env
+	ctx     context.Context
+	jctx    context.Context
+	name    string
+	jobID   string
+	job     *minicluster.Job
+	cancel  context.CancelFunc
+	release context.CancelFunc
+	cleanup func()
+}
+
+// ExecuteAsync starts the program on the embedded mini-cluster and returns
+// at once. Cancelling ctx cancels the job. Call Wait to learn how it ended
+// and to release its resources.
+func (e *Env) ExecuteAsync(ctx context.Context, name string) (*JobClient, error) {
+	jg, err := e.jobGraph()
+	if err != nil {
+		return nil, err
+	}
+	jobID := NewJobID()
+	e.accumulators.reset()
+	cp, cleanup, err := e.checkpointOptions(ctx)
+	if err != nil {
+		return nil, err
+	}
+	e.opts.Logger.Info("submitting job", "job", name, "id", jobID, "vertices", len(jg.Vertices))
+	jctx, cancel := context.WithCancelCause(ctx)
+	job := minicluster.Submit(jctx, jobID, jg, minicluster.Options{
+		TaskManagers:     e.opts.TaskManagers,
+		Slots:            e.opts.SlotsPerTaskManager,
+		Task:             task.Config{BufferTimeout: e.opts.BufferTimeout},
+		Restart:          e.opts.Restart.strategy(),
+		Checkpoints:      cp,
+		RestoreFrom:      e.opts.RestoreFrom,
+		AllowNonRestored: e.opts.AllowNonRestored,
+		Logger:           e.opts.Logger,
+	})
+	return &JobClient{env: e, ctx: ctx, jctx: jctx, name: name, jobID: jobID, job: job,
+		cancel: func() { cancel(errCanceledByClient) }, release: func() { cancel(nil) }, cleanup: cleanup}, nil
+}
+
+var errCanceledByClient = errors.New("weir: canceled by the job client")
+
+// JobID is the job's id: 32 lower-case hex characters.
+func (c *JobClient) JobID() string { return c.jobID }
+
+// Cancel cancels the job; Wait then returns an error saying so.
+func (c *JobClient) Cancel() { c.cancel() }
+
+// Wait waits for the job to end. See Env.Execute for the errors.
+func (c *JobClient) Wait() (*Result, error) {
+	res := c.job.Wait()
+	c.release()
+	c.cleanup()
+	out := &Result{JobID: c.jobID, JobName: c.name, Duration: res.Duration, Accumulators: c.env.accumulators.snapshot(), Restarts: res.Restarts,
+		Checkpoints: CheckpointStats{Completed: res.Checkpoints.Completed, Failed: res.Checkpoints.Failed, Latest: res.Checkpoints.Latest}}
+	for _, v := range res.Vertices {
+		out.Vertices = append(out.Vertices, VertexMetrics{Name: v.Name, Parallelism: v.Parallelism, RecordsIn: v.RecordsIn, RecordsOut: v.RecordsOut})
+	}
+	switch res.Status {
+	case "FINISHED":
+		return out, nil
+	case "CANCELED":
+		if c.ctx.Err() != nil {
+			return out, fmt.Errorf("weir: job %q canceled: %w", c.name, context.Cause(c.ctx))
+		}
+		if cause := context.Cause(c.jctx); cause != nil {
+			return out, fmt.Errorf("weir: job %q canceled: %w", c.name, cause)
+		}
+		return out, fmt.Errorf("weir: job %q canceled", c.name)
+	default:
+		return out, fmt.Errorf("%w: %q: %w", ErrJobFailed, c.name, res.Err)
+	}
+}
+
+// TriggerSavepoint takes a savepoint into a new directory under dir (empty:
+// under the checkpoint storage) and returns its location, from which
+// WithRestoreFrom starts a job again. The job goes on.
+func (c *JobClient) TriggerSavepoint(ctx context.Context, dir string) (string, error) {
+	return c.savepoint(ctx, checkpoint.Savepoint, dir)
+}
+
+// StopWithSavepoint takes a savepoint and ends the job FINISHED. Without
+// drain the job stops as it is, to be resumed from the savepoint with no
+// result changed: no MaxWatermark, no end of input, no finish. With drain
+// the sources end their input first, so every event-time timer and window
+// fires and every operator finishes, and the savepoint is the job's final
+// checkpoint: two-phase-commit sinks commit everything.
+func (c *JobClient) StopWithSavepoint(ctx context.Context, dir string, drain bool) (string, error) {
+	kind := checkpoint.SavepointTerminate
+	if drain {
+		kind = checkpoint.SavepointDrain
+	}
+	loc, err := c.savepoint(ctx, kind, dir)
+	if err != nil {
+		return "", err
+	}
+	select {
+	case <-c.job.Done():
+	case <-ctx.Done():
+		return loc, ctx.Err()
+	}
+	return loc, nil
+}
+
+func (c *JobClient) savepoint(ctx context.Context, kind checkpoint.Kind, dir string) (string, error) {
+	reply := make(chan jobmaster.SavepointReply, 1)
+	c.job.TriggerSavepoint(jobmaster.SavepointRequest{Kind: kind, Dir: dir, Reply: reply})
+	select {
+	case r := <-reply:
+		if r.Err != nil {
+			return "", fmt.Errorf("weir: %s of job %q: %w", kind, c.name, r.Err)
+		}
+		return r.Location, nil
+	case <-c.job.Done():
+		select {
+		case r := <-reply:
+			if r.Err == nil {
+				return r.Location, nil
+			}
+		default:
+		}
+		return "", fmt.Errorf("weir: %s of job %q: the job ended first", kind, c.name)
+	case <-ctx.Done():
+		return "", ctx.Err()
+	}
+}

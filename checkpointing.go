@@ -48,7 +48,9 @@ type CheckpointConfig struct {
 	DisableFinalCheckpoint bool
 }
 
-// WithCheckpointing enables checkpoints.
+// WithCheckpointing enables checkpoints. Unless a restart strategy is set,
+// a job with checkpoints restarts from the latest one after a failure, as
+// Flink's default does: fixed delay, 1s, practically without limit.
 func WithCheckpointing(c CheckpointConfig) Option { return func(o *Options) { o.Checkpoints = &c } }
 
 // WithRestoreFrom starts the job from a savepoint or retained checkpoint

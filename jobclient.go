@@ -45,7 +45,7 @@ func (e *Env) ExecuteAsync(ctx context.Context, name string) (*JobClient, error)
 		TaskManagers:     e.opts.TaskManagers,
 		Slots:            e.opts.SlotsPerTaskManager,
 		Task:             task.Config{BufferTimeout: e.opts.BufferTimeout},
-		Restart:          e.opts.Restart.strategy(),
+		Restart:          e.opts.Restart.strategy(cp != nil),
 		Checkpoints:      cp,
 		RestoreFrom:      e.opts.RestoreFrom,
 		AllowNonRestored: e.opts.AllowNonRestored,

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/weir-engine/weir/internal/cli"
@@ -92,7 +93,25 @@ func engineOptions(req cli.RunRequest) []Option {
 	if e.TaskManagers > 0 || e.Slots > 0 {
 		opts = append(opts, WithMiniCluster(e.TaskManagers, e.Slots))
 	}
+	if e.CheckpointInterval > 0 {
+		opts = append(opts, WithCheckpointing(CheckpointConfig{Interval: e.CheckpointInterval, Dir: absLocation(e.CheckpointDir)}))
+	}
+	if e.FromSavepoint != "" {
+		opts = append(opts, WithRestoreFrom(absLocation(e.FromSavepoint), false))
+	}
 	return opts
+}
+
+// absLocation makes a plain relative path absolute (URLs stay as they are),
+// since storage resolves relative locations against its own root.
+func absLocation(loc string) string {
+	if loc == "" || strings.Contains(loc, "://") || filepath.IsAbs(loc) {
+		return loc
+	}
+	if abs, err := filepath.Abs(loc); err == nil {
+		return abs
+	}
+	return loc
 }
 
 // errBuilderPanic marks a builder that panicked: a bug in the job, not in

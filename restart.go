@@ -1,6 +1,7 @@
 package weir
 
 import (
+	"math"
 	"math/rand/v2"
 	"time"
 
@@ -49,9 +50,14 @@ func FailureRateRestart(maxFailures int, interval, delay time.Duration) RestartS
 // WithRestartStrategy sets the restart strategy.
 func WithRestartStrategy(r RestartStrategy) Option { return func(o *Options) { o.Restart = r } }
 
-func (r RestartStrategy) strategy() scheduler.RestartStrategy {
-	if r.make == nil {
-		return scheduler.NoRestart{}
+// strategy returns the scheduler's strategy; checkpointing turns the
+// default into Flink's default with checkpoints.
+func (r RestartStrategy) strategy(checkpointing bool) scheduler.RestartStrategy {
+	switch {
+	case r.make != nil:
+		return r.make()
+	case checkpointing:
+		return &scheduler.FixedDelay{Attempts: math.MaxInt32, Delay: time.Second}
 	}
-	return r.make()
+	return scheduler.NoRestart{}
 }

@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestParseRunArgs(t *testing.T) {
@@ -20,6 +21,8 @@ func TestParseRunArgs(t *testing.T) {
 		{"engine flags before the job",
 			[]string{"--parallelism", "3", "--mode=batch", "wc", "--input", "a"},
 			RunArgs{Job: "wc", Engine: EngineFlags{Parallelism: 3, Mode: "batch"}, JobArgs: []string{"--input", "a"}}},
+		{"checkpointing", []string{"sequence", "--checkpoint-interval", "100ms", "--checkpoint-dir=/cp", "--from-savepoint", "/sp/x", "--keys", "3"},
+			RunArgs{Job: "sequence", Engine: EngineFlags{CheckpointInterval: 100 * time.Millisecond, CheckpointDir: "/cp", FromSavepoint: "/sp/x"}, JobArgs: []string{"--keys", "3"}}},
 		{"interleaved",
 			[]string{"wc", "--input", "a", "--parallelism=2", "--output", "d", "--taskmanagers", "2", "b", "--slots=4", "--quiet"},
 			RunArgs{Job: "wc", Engine: EngineFlags{Parallelism: 2, TaskManagers: 2, Slots: 4, Quiet: true},
@@ -69,9 +72,9 @@ func TestParseRunArgsErrors(t *testing.T) {
 		{[]string{"wc", "--taskmanagers", "0"}, `invalid value "0" for --taskmanagers`},
 		{[]string{"wc", "--slots", "x"}, `invalid value "x" for --slots`},
 		{[]string{"wc", "--quiet=maybe"}, `invalid value "maybe" for --quiet: want true or false`},
-		{[]string{"wc", "--checkpoint-interval", "10s"}, "--checkpoint-interval is not available in this version: checkpointing is not built yet"},
-		{[]string{"wc", "--checkpoint-dir=/tmp/cp"}, "--checkpoint-dir is not available in this version"},
-		{[]string{"wc", "--from-savepoint", "/sp"}, "--from-savepoint is not available in this version: savepoints are not built yet"},
+		{[]string{"wc", "--checkpoint-interval", "0s"}, "--checkpoint-interval"},
+		{[]string{"wc", "--checkpoint-dir="}, "--checkpoint-dir"},
+		{[]string{"wc", "--from-savepoint="}, "--from-savepoint"},
 		{[]string{"--jobmanager", "localhost:6123", "wc"}, "--jobmanager is not available in this version"},
 		{[]string{"wc", "--detach"}, "--detach is not available in this version"},
 		{[]string{"wc", "--detach=false"}, "--detach is not available in this version"},

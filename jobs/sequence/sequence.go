@@ -20,7 +20,7 @@ import (
 // Name and Description register the job.
 const (
 	Name        = "sequence"
-	Description = "--keys K --records-per-key N [--rate R] [--short-source-records M] --output DIR [--fail-after N]: exactly-once check"
+	Description = "--keys K --records-per-key N [--rate R] [--short-source-records M] [--fail-after N] --output DIR [--sink file|postgres --postgres-dsn DSN --postgres-table T]: exactly-once check"
 )
 
 // Config is the job's configuration.

@@ -1,0 +1,86 @@
+package sequence_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/weir-engine/weir"
+	"github.com/weir-engine/weir/internal/pgtest"
+	"github.com/weir-engine/weir/jobs/sequence"
+)
+
+// The sequence job with the PostgreSQL sink, failing once, aligned and
+// unaligned: the committed rows are exactly-once.
+func TestExactlyOncePostgres(t *testing.T) {
+	srv := pgtest.Start(t)
+	for i, unaligned := range []bool{false, true} {
+		t.Run(fmt.Sprintf("unaligned=%v", unaligned), func(t *testing.T) {
+			table := fmt.Sprintf("seq_%d", i)
+			cfg := sequence.Config{Keys: 8, RecordsPerKey: 300, Rate: 10000, ShortRecords: 12, FailAfter: 900}
+			env := weir.NewEnv(weir.WithParallelism(2),
+				weir.WithCheckpointing(weir.CheckpointConfig{Interval: 50 * time.Millisecond, Unaligned: unaligned}),
+				weir.WithRestartStrategy(weir.FixedDelayRestart(3, 10*time.Millisecond)))
+			args := []string{"--keys", fmt.Sprint(cfg.Keys), "--records-per-key", fmt.Sprint(cfg.RecordsPerKey), "--rate", "10000",
+				"--short-source-records", "12", "--fail-after", "900", "--sink", "postgres", "--postgres-dsn", srv.DSN, "--postgres-table", table}
+			if err := sequence.Job(env, args); err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			res, err := env.Execute(ctx, "sequence")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Restarts != 1 {
+				t.Errorf("restarts = %d, want 1", res.Restarts)
+			}
+			lines := queryLines(t, srv.DSN, table)
+			if err := sequence.Verify(cfg, lines); err != nil {
+				t.Fatalf("PostgreSQL rows are not exactly-once: %v", err)
+			}
+			// No transaction is left prepared.
+			conn, err := pgx.Connect(ctx, srv.DSN)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close(ctx)
+			var n int
+			if err := conn.QueryRow(ctx, "SELECT count(*) FROM pg_prepared_xacts").Scan(&n); err != nil {
+				t.Fatal(err)
+			}
+			if n != 0 {
+				t.Errorf("%d prepared transactions left behind", n)
+			}
+		})
+	}
+}
+
+func queryLines(t *testing.T, dsn, table string) []string {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	rows, err := conn.Query(ctx, "SELECT key, seq, count FROM "+table)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var lines []string
+	for rows.Next() {
+		var c sequence.Count
+		if err := rows.Scan(&c.Key, &c.Seq, &c.Count); err != nil {
+			t.Fatal(err)
+		}
+		lines = append(lines, c.String())
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return lines
+}

@@ -185,6 +185,9 @@ func ParseRunArgs(args []string) (RunArgs, error) {
 			return r, fmt.Errorf("invalid value %q for --%s: %w", value, name, err)
 		}
 	}
+	if r.Engine.CheckpointDir != "" && r.Engine.CheckpointInterval == 0 {
+		return r, fmt.Errorf("--checkpoint-dir needs --checkpoint-interval")
+	}
 	return r, nil
 }
 

@@ -156,6 +156,10 @@ func (jm *JobMaster) performCheckpoint(ctx context.Context, action checkpoint.Ac
 		}
 	case checkpoint.Persist:
 		md := jm.metadata(a)
+		if err := unionWithFinished(md); err != nil {
+			jm.events.Push(persistedEvent{id: a.ID, err: err})
+			return
+		}
 		v, _ := cp.dirs.Load(a.ID)
 		dir := v.(*storage.CheckpointDir)
 		jm.wg.Add(1)
@@ -272,6 +276,29 @@ func (jm *JobMaster) metadata(a checkpoint.Persist) *storage.Metadata {
 		}
 	}
 	return md
+}
+
+// unionWithFinished refuses a checkpoint in which an operator with union
+// list state has some finished subtasks and some running ones (FLIP-147):
+// the finished subtasks' share of the union is gone, so every subtask
+// restoring the union would miss it.
+func unionWithFinished(md *storage.Metadata) error {
+	for _, o := range md.Operators {
+		finished, union := 0, false
+		for _, s := range o.Subtasks {
+			if s.Finished {
+				finished++
+			}
+			for _, l := range s.OperatorLists {
+				union = union || l.Mode == storage.ModeUnion
+			}
+		}
+		if union && finished > 0 && finished < len(o.Subtasks) {
+			return fmt.Errorf("checkpoint %d declined: operator %q has union list state and %d of its %d subtasks finished",
+				md.CheckpointID, o.Name, finished, len(o.Subtasks))
+		}
+	}
+	return nil
 }
 
 // responder is a task's Responder: it writes the task's state into the

@@ -7,6 +7,7 @@ import (
 
 	"github.com/weir-engine/weir/internal/checkpoint"
 	"github.com/weir-engine/weir/internal/checkpoint/storage"
+	"github.com/weir-engine/weir/internal/graph"
 	"github.com/weir-engine/weir/internal/op"
 	"github.com/weir-engine/weir/internal/restore"
 	"github.com/weir-engine/weir/internal/scheduler"
@@ -25,10 +26,20 @@ type restored struct {
 // checkpoint) and computes the start of every subtask.
 func (jm *JobMaster) restoreFrom(ctx context.Context, st *storage.Storage, md *storage.Metadata, location string, opts restore.Options) (*restored, error) {
 	var targets []restore.Target
+	var vertices []restore.Vertex
 	for _, v := range jm.graph.Vertices {
+		rv := restore.Vertex{ID: v.ID, Name: v.Name}
 		for _, n := range v.Chain {
 			targets = append(targets, restore.Target{UID: n.UID, Name: n.Name, Parallelism: v.Parallelism, MaxParallelism: n.MaxParallelism})
+			rv.UIDs = append(rv.UIDs, n.UID)
 		}
+		for _, e := range v.Inputs {
+			rv.Input = append(rv.Input, restore.Input{Source: e.Source.ID, AllToAll: e.Pattern == graph.AllToAll})
+		}
+		vertices = append(vertices, rv)
+	}
+	if err := restore.CheckFinished(md, vertices); err != nil {
+		return nil, fmt.Errorf("restore from %s: %w", location, err)
 	}
 	cache := map[string][]byte{}
 	read := func(h storage.StreamHandle) ([]byte, error) {

@@ -1,0 +1,127 @@
+package restore_test
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/weir-engine/weir/internal/checkpoint/storage"
+	"github.com/weir-engine/weir/internal/keygroup"
+	"github.com/weir-engine/weir/internal/restore"
+)
+
+// keyedOld builds the keyed state of an operator at parallelism p: key
+// group kg's section is "kg<kg>".
+func keyedOld(uid string, p, maxP int) (storage.OperatorState, map[string][]byte) {
+	files := map[string][]byte{}
+	o := storage.OperatorState{UID: uid, Parallelism: p, MaxParallelism: maxP}
+	for i := 0; i < p; i++ {
+		r := keygroup.RangeFor(maxP, p, i)
+		var buf []byte
+		var offsets []int64
+		for kg := r.Start; kg <= r.End; kg++ {
+			offsets = append(offsets, int64(len(buf)))
+			buf = append(buf, fmt.Sprintf("kg%d", kg)...)
+		}
+		path := fmt.Sprintf("s%d", i)
+		files[path] = buf
+		o.Subtasks = append(o.Subtasks, storage.SubtaskState{Index: i, Keyed: []storage.KeyedStateHandle{{
+			KeyGroupStart: r.Start, KeyGroupEnd: r.End, Offsets: offsets, Stream: storage.StreamHandle{Path: path},
+		}}})
+	}
+	return o, files
+}
+
+func TestKeyedStateFollowsKeyGroups(t *testing.T) {
+	const maxP = 16
+	for _, tt := range []struct{ from, to int }{{1, 4}, {4, 2}, {3, 5}, {2, 2}} {
+		old, files := keyedOld("op", tt.from, maxP)
+		md := &storage.Metadata{CheckpointID: 7, Operators: []storage.OperatorState{old}}
+		got, err := restore.Assign(md, []restore.Target{{UID: "op", Parallelism: tt.to, MaxParallelism: maxP}},
+			func(h storage.StreamHandle) ([]byte, error) { return files[h.Path], nil }, restore.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		seen := 0
+		for i, r := range got["op"].Subtasks {
+			rg := keygroup.RangeFor(maxP, tt.to, i)
+			for kg, b := range r.KeyGroups {
+				if !rg.Contains(kg) || string(b) != fmt.Sprintf("kg%d", kg) {
+					t.Fatalf("%d->%d: subtask %d got key group %d = %q", tt.from, tt.to, i, kg, b)
+				}
+				seen++
+			}
+			if r.CheckpointID != 7 {
+				t.Fatalf("checkpoint id %d", r.CheckpointID)
+			}
+		}
+		if seen != maxP {
+			t.Fatalf("%d->%d: %d key groups restored, want %d", tt.from, tt.to, seen, maxP)
+		}
+	}
+}
+
+func TestListModes(t *testing.T) {
+	lists := func(entries ...string) []storage.OperatorListState {
+		var out []storage.OperatorListState
+		for _, mode := range []storage.Mode{storage.ModeSplit, storage.ModeUnion, storage.ModeBroadcast} {
+			l := storage.OperatorListState{Name: mode.String(), Mode: mode}
+			for _, e := range entries {
+				l.Entries = append(l.Entries, []byte(e))
+			}
+			out = append(out, l)
+		}
+		return out
+	}
+	md := &storage.Metadata{Operators: []storage.OperatorState{{UID: "src", Parallelism: 2, Subtasks: []storage.SubtaskState{
+		// Subtask 0 finished and left its broadcast copy empty (FLIP-147).
+		{Index: 0, Finished: true, OperatorLists: []storage.OperatorListState{{Name: "split", Mode: storage.ModeSplit, Entries: [][]byte{[]byte("a")}}, {Name: "union", Mode: storage.ModeUnion, Entries: [][]byte{[]byte("a")}}, {Name: "broadcast", Mode: storage.ModeBroadcast}}},
+		{Index: 1, OperatorLists: lists("b", "c")},
+	}}}}
+	got, err := restore.Assign(md, []restore.Target{{UID: "src", Parallelism: 3}}, nil, restore.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var split []string
+	for i, r := range got["src"].Subtasks {
+		for _, e := range r.List("split") {
+			split = append(split, string(e))
+		}
+		if u := r.List("union"); len(u) != 3 {
+			t.Errorf("subtask %d union has %d entries, want all 3", i, len(u))
+		}
+		if b := r.List("broadcast"); len(b) != 2 || string(b[0]) != "b" {
+			t.Errorf("subtask %d broadcast = %q, want the non-empty copy [b c]", i, b)
+		}
+	}
+	if strings.Join(split, "") != "abc" {
+		t.Errorf("split entries dealt out as %q, want each of a, b, c once", split)
+	}
+}
+
+func TestAssignErrors(t *testing.T) {
+	old, files := keyedOld("op", 2, 16)
+	read := func(h storage.StreamHandle) ([]byte, error) { return files[h.Path], nil }
+	md := &storage.Metadata{Operators: []storage.OperatorState{old}}
+	if _, err := restore.Assign(md, []restore.Target{{UID: "op", Parallelism: 2, MaxParallelism: 32}}, read, restore.Options{}); !errors.Is(err, restore.ErrMaxParallelism) {
+		t.Errorf("changed max parallelism: err = %v", err)
+	}
+	_, err := restore.Assign(md, []restore.Target{{UID: "other", Parallelism: 2, MaxParallelism: 16}}, read, restore.Options{})
+	if !errors.Is(err, restore.ErrUnclaimedState) || !strings.Contains(err.Error(), `"op"`) {
+		t.Errorf("unclaimed state: err = %v", err)
+	}
+	if _, err := restore.Assign(md, []restore.Target{{UID: "other", Parallelism: 2, MaxParallelism: 16}}, read, restore.Options{AllowNonRestored: true}); err != nil {
+		t.Errorf("allowed non-restored state: %v", err)
+	}
+	bad := old
+	bad.Subtasks = []storage.SubtaskState{old.Subtasks[0]}
+	bad.Subtasks[0].Keyed = []storage.KeyedStateHandle{{KeyGroupStart: 0, KeyGroupEnd: 7, Offsets: []int64{0, 999}, Stream: storage.StreamHandle{Path: "s0"}}}
+	if _, err := restore.Assign(&storage.Metadata{Operators: []storage.OperatorState{bad}}, []restore.Target{{UID: "op", Parallelism: 1, MaxParallelism: 16}}, read, restore.Options{}); !errors.Is(err, restore.ErrCorrupt) {
+		t.Errorf("bad offsets: err = %v", err)
+	}
+	ch := storage.OperatorState{UID: "op", Parallelism: 2, Subtasks: []storage.SubtaskState{{Index: 0, ChannelState: []storage.StreamHandle{{Inline: []byte{1, 'x'}}}}}}
+	if _, err := restore.Assign(&storage.Metadata{Operators: []storage.OperatorState{ch}}, []restore.Target{{UID: "op", Parallelism: 3}}, read, restore.Options{}); !errors.Is(err, restore.ErrChannelState) {
+		t.Errorf("unaligned state at another parallelism: err = %v", err)
+	}
+}

@@ -43,16 +43,10 @@ func TestExactlyOnceFileSinkWithFailure(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			cfg := sequence.Config{Keys: 10, RecordsPerKey: 300, Rate: 10000, ShortRecords: 20, FailAfter: 1000}
 			out := t.TempDir()
-			env := weir.NewEnv(weir.WithParallelism(2),
+			env := fileJob(t, cfg, out, weir.WithParallelism(2),
 				weir.WithCheckpointing(weir.CheckpointConfig{Interval: 50 * time.Millisecond, Unaligned: tt.unaligned}),
 				weir.WithRestartStrategy(weir.FixedDelayRestart(3, 10*time.Millisecond)))
-			counts, err := sequence.Build(env, cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			weir.SinkTo(counts, file.NewSink(out, sequence.Count.String)).UID("sink")
-			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-			defer cancel()
+			ctx := testContext(t)
 			res, err := env.Execute(ctx, "sequence")
 			if err != nil {
 				t.Fatal(err)
@@ -82,4 +76,24 @@ func parseCount(line string, c *sequence.Count) error {
 	}
 	_, err := fmt.Sscan(f[2], &c.Count)
 	return err
+}
+
+// fileJob builds the sequence job with the exactly-once file sink writing
+// into out.
+func fileJob(t *testing.T, cfg sequence.Config, out string, opts ...weir.Option) *weir.Env {
+	t.Helper()
+	env := weir.NewEnv(opts...)
+	counts, err := sequence.Build(env, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	weir.SinkTo(counts, file.NewSink(out, sequence.Count.String)).UID("sink")
+	return env
+}
+
+// testContext bounds a job of a test by a minute.
+func testContext(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	t.Cleanup(cancel)
+	return ctx
 }

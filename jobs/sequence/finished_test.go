@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/weir-engine/weir"
-	"github.com/weir-engine/weir/connector/file"
 	"github.com/weir-engine/weir/internal/checkpoint/storage"
 	"github.com/weir-engine/weir/jobs/sequence"
 )
@@ -44,16 +43,10 @@ func TestCheckpointsAfterShortSourceFinished(t *testing.T) {
 	cfg := sequence.Config{Keys: 10, RecordsPerKey: 250, Rate: 5000, ShortRecords: 12, FailAfter: 900}
 	out, cpDir := t.TempDir(), t.TempDir()
 	rl := &restoreLog{}
-	env := weir.NewEnv(weir.WithParallelism(2), weir.WithLogger(slog.New(rl)),
+	env := fileJob(t, cfg, out, weir.WithParallelism(2), weir.WithLogger(slog.New(rl)),
 		weir.WithCheckpointing(weir.CheckpointConfig{Interval: 30 * time.Millisecond, Dir: cpDir, Retained: 1000}),
 		weir.WithRestartStrategy(weir.FixedDelayRestart(2, 10*time.Millisecond)))
-	counts, err := sequence.Build(env, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	weir.SinkTo(counts, file.NewSink(out, sequence.Count.String)).UID("sink")
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
+	ctx := testContext(t)
 	res, err := env.Execute(ctx, "sequence")
 	if err != nil {
 		t.Fatal(err)
@@ -87,4 +80,3 @@ func TestCheckpointsAfterShortSourceFinished(t *testing.T) {
 	}
 	t.Logf("restored from checkpoint %d (short source finished); %d checkpoints in all", md.CheckpointID, res.Checkpoints.Completed)
 }
-

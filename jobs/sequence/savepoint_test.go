@@ -1,12 +1,10 @@
 package sequence_test
 
 import (
-	"context"
 	"testing"
 	"time"
 
 	"github.com/weir-engine/weir"
-	"github.com/weir-engine/weir/connector/file"
 	"github.com/weir-engine/weir/jobs/sequence"
 )
 
@@ -21,14 +19,8 @@ func TestRescaleThroughSavepoints(t *testing.T) {
 		if from != "" {
 			opts = append(opts, weir.WithRestoreFrom(from, false))
 		}
-		env := weir.NewEnv(opts...)
-		counts, err := sequence.Build(env, cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		weir.SinkTo(counts, file.NewSink(out, sequence.Count.String)).UID("sink")
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		defer cancel()
+		env := fileJob(t, cfg, out, opts...)
+		ctx := testContext(t)
 		c, err := env.ExecuteAsync(ctx, "sequence")
 		if err != nil {
 			t.Fatal(err)
@@ -59,14 +51,8 @@ func TestRescaleThroughSavepoints(t *testing.T) {
 func TestStopWithDrainCommitsEverything(t *testing.T) {
 	cfg := sequence.Config{Keys: 5, RecordsPerKey: 1 << 20, Rate: 20000}
 	out := t.TempDir()
-	env := weir.NewEnv(weir.WithParallelism(2), weir.WithCheckpointing(weir.CheckpointConfig{Interval: time.Hour}))
-	counts, err := sequence.Build(env, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	weir.SinkTo(counts, file.NewSink(out, sequence.Count.String)).UID("sink")
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
+	env := fileJob(t, cfg, out, weir.WithParallelism(2), weir.WithCheckpointing(weir.CheckpointConfig{Interval: time.Hour}))
+	ctx := testContext(t)
 	c, err := env.ExecuteAsync(ctx, "sequence")
 	if err != nil {
 		t.Fatal(err)

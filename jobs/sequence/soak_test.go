@@ -1,7 +1,6 @@
 package sequence_test
 
 import (
-	"context"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -12,7 +11,6 @@ import (
 	"time"
 
 	"github.com/weir-engine/weir"
-	"github.com/weir-engine/weir/connector/file"
 	"github.com/weir-engine/weir/jobs/sequence"
 )
 
@@ -40,16 +38,10 @@ func TestExactlyOnceSoak(t *testing.T) {
 		name := fmt.Sprintf("run%d-p%d-%v-unaligned=%v-fail@%d", i, p, interval, unaligned, cfg.FailAfter)
 		t.Run(name, func(t *testing.T) {
 			out := t.TempDir()
-			env := weir.NewEnv(weir.WithParallelism(p),
+			env := fileJob(t, cfg, out, weir.WithParallelism(p),
 				weir.WithCheckpointing(weir.CheckpointConfig{Interval: interval, Unaligned: unaligned}),
 				weir.WithRestartStrategy(weir.FixedDelayRestart(3, 5*time.Millisecond)))
-			counts, err := sequence.Build(env, cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			weir.SinkTo(counts, file.NewSink(out, sequence.Count.String)).UID("sink")
-			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-			defer cancel()
+			ctx := testContext(t)
 			stop := time.AfterFunc(15*time.Second, func() {
 				var b strings.Builder
 				pprof.Lookup("goroutine").WriteTo(&b, 1)

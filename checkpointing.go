@@ -46,6 +46,12 @@ type CheckpointConfig struct {
 	// Two-phase-commit sinks then wait for the next periodic checkpoint to
 	// commit their last data.
 	DisableFinalCheckpoint bool
+	// DisableCheckpointsAfterTasksFinish turns FLIP-147 off entirely, as
+	// Flink's checkpoints-after-tasks-finish switch does: once any task
+	// finished no checkpoint is taken, and tasks do not wait for a final
+	// checkpoint, so two-phase-commit sinks do not commit the data after
+	// the last checkpoint of a bounded job.
+	DisableCheckpointsAfterTasksFinish bool
 }
 
 // WithCheckpointing enables checkpoints. Unless a restart strategy is set,
@@ -114,7 +120,8 @@ func (e *Env) checkpointOptions(ctx context.Context) (opts *jobmaster.Checkpoint
 	if c.Retained > 0 {
 		cp.Retained = c.Retained
 	}
-	cp.FinalCheckpointOnEndOfData = !c.DisableFinalCheckpoint
+	cp.FinalCheckpointOnEndOfData = !c.DisableFinalCheckpoint && !c.DisableCheckpointsAfterTasksFinish
+	cp.NoCheckpointsAfterTasksFinish = c.DisableCheckpointsAfterTasksFinish
 	if err := cp.Validate(); err != nil {
 		cleanup()
 		return nil, func() {}, fmt.Errorf("weir: %w", err)

@@ -72,6 +72,9 @@ func (c *Coordinator) request(kind Kind) {
 // trigger starts a checkpoint with the current plan. It reports false, and
 // does nothing, when no task runs.
 func (c *Coordinator) trigger(kind Kind, cause Cause) bool {
+	if c.opts.NoCheckpointsAfterTasksFinish && c.tasks.anyFinished() {
+		return false
+	}
 	plan := calculatePlan(c.ix, c.tasks.finished)
 	if len(plan.TasksToWaitFor) == 0 {
 		return false

@@ -47,6 +47,12 @@ type Options struct {
 	// next interval (and, beyond Flink, promptly for each pipelined region
 	// that reached end of data). Default true.
 	FinalCheckpointOnEndOfData bool
+	// NoCheckpointsAfterTasksFinish turns FLIP-147 off, as Flink's
+	// execution.checkpointing.checkpoints-after-tasks-finish.enabled=false
+	// does: once any task finished, no checkpoint is triggered any more
+	// (and tasks do not wait for a final checkpoint; the caller sees to
+	// that). Default false.
+	NoCheckpointsAfterTasksFinish bool
 }
 
 // Defaults of the Options fields.

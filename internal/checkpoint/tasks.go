@@ -109,6 +109,9 @@ func (t *taskTable) endOfDataBefore(f int, id int64) bool {
 	return t.eod[f] && t.eodFloor[f] <= id
 }
 
+// anyFinished reports whether some task finished.
+func (t *taskTable) anyFinished() bool { return t.running < len(t.finished) }
+
 // allDone reports whether every task reached EndOfData or finished while
 // some still run: the moment for the job's final checkpoint.
 func (t *taskTable) allDone() bool { return t.done == len(t.finished) && t.running > 0 }

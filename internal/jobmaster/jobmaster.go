@@ -258,6 +258,7 @@ func (jm *JobMaster) deploy(ctx context.Context, a scheduler.Deploy) {
 		}
 		if jm.cp != nil {
 			init.Checkpointing = true
+			init.NoFinalCheckpoint = jm.cp.opts.NoCheckpointsAfterTasksFinish
 			init.Responder = &responder{jm: jm, ctx: ctx, vertex: jm.graph.Vertices[id.Vertex], task: taskID(id), attempt: a.Generation}
 		}
 		err := jm.tms[as.Slot.TaskManager].Submit(taskmanager.Deployment{

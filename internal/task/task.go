@@ -55,6 +55,8 @@ type Descriptor struct {
 	// acknowledgements (nil: discarded).
 	Checkpointing bool
 	Checkpoints   Responder
+	// NoFinalCheckpoint turns FLIP-147's wait for a final checkpoint off.
+	NoFinalCheckpoint bool
 	// Restored holds the state of each operator (by uid) to start from,
 	// LastCheckpointID the checkpoint it comes from, and ChannelState the
 	// in-flight input data of an unaligned checkpoint, per input channel.
@@ -190,7 +192,7 @@ func (t *Task) Run(ctx context.Context, running func()) (err error) {
 	}
 	// Every task waits for its final checkpoint (FLIP-147), so that the
 	// checkpoint that commits the sinks' last data sees all tasks running.
-	waitFinal := t.desc.Checkpointing
+	waitFinal := t.desc.Checkpointing && !t.desc.NoFinalCheckpoint
 	if err := t.loop(func() bool { return t.eopCount == len(t.layout) && (!waitFinal || t.finalDone) }); err != nil {
 		return err
 	}

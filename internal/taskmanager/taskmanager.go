@@ -35,7 +35,10 @@ type Deployment struct {
 
 // Init carries the checkpoint side of a deployment.
 type Init struct {
-	Checkpointing     bool
+	Checkpointing bool
+	// NoFinalCheckpoint: FLIP-147 is off, tasks do not wait for a final
+	// checkpoint.
+	NoFinalCheckpoint bool
 	Responder         task.Responder
 	Restored          map[string]*op.Restored
 	LastCheckpointID  int64
@@ -109,7 +112,7 @@ func (tm *TaskManager) Submit(d Deployment) error {
 	t := task.New(task.Descriptor{
 		JobID: d.JobID, Generation: d.Generation, Graph: d.Graph,
 		Vertex: d.Graph.Vertices[d.ID.Vertex], Subtask: d.ID.Subtask, Network: tm.net,
-		Checkpointing: d.Init.Checkpointing, Checkpoints: d.Init.Responder, Restored: d.Init.Restored,
+		Checkpointing: d.Init.Checkpointing, NoFinalCheckpoint: d.Init.NoFinalCheckpoint, Checkpoints: d.Init.Responder, Restored: d.Init.Restored,
 		LastCheckpointID: d.Init.LastCheckpointID, ChannelState: d.Init.ChannelState,
 		FinishedOnRestore: d.Init.FinishedOnRestore,
 	}, tm.taskCfg)

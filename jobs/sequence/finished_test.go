@@ -80,3 +80,27 @@ func TestCheckpointsAfterShortSourceFinished(t *testing.T) {
 	}
 	t.Logf("restored from checkpoint %d (short source finished); %d checkpoints in all", md.CheckpointID, res.Checkpoints.Completed)
 }
+
+// With FLIP-147 switched off, a bounded job with a long checkpoint interval
+// ends without a final checkpoint, so its sink never commits: the
+// behaviour before FLIP-147, and the reason for it.
+func TestFinalCheckpointSwitchedOff(t *testing.T) {
+	cfg := sequence.Config{Keys: 3, RecordsPerKey: 100}
+	for _, off := range []bool{false, true} {
+		out := t.TempDir()
+		env := fileJob(t, cfg, out, weir.WithParallelism(2),
+			weir.WithCheckpointing(weir.CheckpointConfig{Interval: time.Hour, DisableCheckpointsAfterTasksFinish: off}))
+		if _, err := env.Execute(testContext(t), "sequence"); err != nil {
+			t.Fatal(err)
+		}
+		lines := committedLines(t, out)
+		switch {
+		case !off:
+			if err := sequence.Verify(cfg, lines); err != nil {
+				t.Fatalf("with the final checkpoint: %v", err)
+			}
+		case len(lines) > 1 || (len(lines) == 1 && lines[0] != ""):
+			t.Fatalf("without FLIP-147 %d lines were committed, want none", len(lines))
+		}
+	}
+}

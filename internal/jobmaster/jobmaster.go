@@ -234,8 +234,15 @@ func (jm *JobMaster) handle(ctx context.Context, ev any) {
 func (jm *JobMaster) deploy(ctx context.Context, a scheduler.Deploy) {
 	rs, err := jm.restoreState(ctx, a.Generation)
 	if err != nil {
+		// Nothing is deployed: every subtask of the generation fails with
+		// the restore's error, so the scheduler sees them all end.
 		jm.log.Error("restore failed", "err", err)
-		jm.sched.Step(scheduler.GlobalFailure{Err: err, Now: time.Now()})
+		for _, as := range a.Plan.Assignments {
+			jm.events.Push(taskmanager.Report{TaskState: scheduler.TaskState{
+				ID: scheduler.ExecutionID{Vertex: as.Vertex, Subtask: as.Subtask}, Generation: a.Generation,
+				State: scheduler.ExecFailed, Now: time.Now(), Err: fmt.Errorf("%w: %w", scheduler.ErrUnrecoverable, err),
+			}})
+		}
 		return
 	}
 	if jm.cp != nil && rs != nil {

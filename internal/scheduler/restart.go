@@ -112,3 +112,8 @@ func (f *FailureRate) String() string {
 
 // ErrRestartsExhausted wraps the last failure when the strategy gives up.
 var ErrRestartsExhausted = errors.New("scheduler: restarts exhausted")
+
+// ErrUnrecoverable marks a failure that no restart can fix (a savepoint
+// that cannot be read, state that fits no operator): the job fails at once
+// whatever the strategy.
+var ErrUnrecoverable = errors.New("unrecoverable")

@@ -271,7 +271,9 @@ func (s *Scheduler) settle() {
 // strategy allows, otherwise fail the job.
 func (s *Scheduler) fail(cause error, now time.Time) {
 	s.failure = cause
-	if delay, ok := s.restart.OnFailure(now); ok {
+	if errors.Is(cause, ErrUnrecoverable) {
+		s.status = Failing
+	} else if delay, ok := s.restart.OnFailure(now); ok {
 		s.status, s.delay = Restarting, delay
 	} else {
 		if _, none := s.restart.(NoRestart); !none {

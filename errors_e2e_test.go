@@ -18,7 +18,7 @@ import (
 // Mistakes in a program are reported by Execute before anything runs; none
 // panics.
 func TestBuildErrors(t *testing.T) {
-	type ptrKey struct{ p *int }
+	type ptrKey struct{ P *int }
 	tests := []struct {
 		name  string
 		build func(env *weir.Env) weir.DataStream[int]

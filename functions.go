@@ -146,18 +146,10 @@ func (u udf) close() error {
 	return nil
 }
 
-// Function adapters, so plain funcs satisfy the interfaces.
-type (
-	mapFunc[T, R any]     func(T) (R, error)
-	flatMapFunc[T, R any] func(T, Collector[R]) error
-	filterFunc[T any]     func(T) (bool, error)
-	reduceFunc[T any]     func(a, b T) (T, error)
-)
+// reduceFunc adapts a plain func to ReduceFunction.
+type reduceFunc[T any] func(a, b T) (T, error)
 
-func (f mapFunc[T, R]) Map(v T) (R, error)                      { return f(v) }
-func (f flatMapFunc[T, R]) FlatMap(v T, out Collector[R]) error { return f(v, out) }
-func (f filterFunc[T]) Filter(v T) (bool, error)                { return f(v) }
-func (f reduceFunc[T]) Reduce(a, b T) (T, error)                { return f(a, b) }
+func (f reduceFunc[T]) Reduce(a, b T) (T, error) { return f(a, b) }
 
 // instance returns the function value a subtask uses. Flink gives every
 // subtask its own deserialized copy of a function; Weir does the same for a

@@ -61,11 +61,11 @@ func (o *Options[T]) Validate() error {
 	}
 	for i, c := range o.Columns {
 		if c == "" {
-			errs = append(errs, fmt.Errorf("Columns[%d] is empty", i))
+			errs = append(errs, fmt.Errorf("column %d is empty", i))
 		}
 	}
 	if o.Row == nil {
-		errs = append(errs, errors.New("Row is nil"))
+		errs = append(errs, errors.New("row function is nil"))
 	}
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("postgres: sink options for table %q: %w", o.Table, err)

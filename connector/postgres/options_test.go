@@ -23,8 +23,8 @@ func TestOptionsValidate(t *testing.T) {
 		{"three-part table", func(o *Options[rec]) { o.Table = "a.b.c" }, "schema.table"},
 		{"empty table part", func(o *Options[rec]) { o.Table = "a." }, "empty part"},
 		{"no columns", func(o *Options[rec]) { o.Columns = nil }, "no Columns"},
-		{"empty column", func(o *Options[rec]) { o.Columns = []string{"a", ""} }, "Columns[1]"},
-		{"no Row", func(o *Options[rec]) { o.Row = nil }, "Row is nil"},
+		{"empty column", func(o *Options[rec]) { o.Columns = []string{"a", ""} }, "column 1 is empty"},
+		{"no Row", func(o *Options[rec]) { o.Row = nil }, "row function is nil"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			o := ok

@@ -109,7 +109,7 @@ func TestMarshalError(t *testing.T) {
 	}
 }
 
-type failing struct{ x int }
+type failing struct{ _ int }
 
 func (failing) MarshalBinary() ([]byte, error) { return nil, codec.ErrNoCodec }
 func (*failing) UnmarshalBinary([]byte) error  { return nil }

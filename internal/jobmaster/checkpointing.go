@@ -43,7 +43,6 @@ type (
 		id      int64
 		task    checkpoint.TaskID
 		states  map[string]storage.SubtaskState
-		err     error
 		attempt int
 	}
 	declineEvent struct {

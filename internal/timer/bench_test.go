@@ -15,7 +15,6 @@ type plainItem struct {
 	ts  int64
 	seq uint64
 	key string
-	ns  int
 }
 
 func (h plainHeap) Len() int { return len(h) }

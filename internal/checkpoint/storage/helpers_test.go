@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
-	"errors"
 	"hash/crc32"
 	"io"
 	"log/slog"
@@ -181,5 +180,3 @@ func tryCheckpoint(ctx context.Context, s *storage.Storage, id int64, payload []
 	}
 	return md, loc, nil
 }
-
-func isErr(err, target error) bool { return errors.Is(err, target) }

@@ -92,7 +92,7 @@ func TestEventTimeTimersFireInOrder(t *testing.T) {
 // quietDetector emits a key once no element arrived for it for quietMillis of
 // processing time (long enough that a busy machine does not stall a key
 // that keeps receiving elements).
-const quietMillis = 300
+const quietMillis = 1000
 
 type quietDetector struct {
 	deadline weir.ValueState[int64]

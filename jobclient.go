@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/weir-engine/weir/internal/checkpoint"
 	"github.com/weir-engine/weir/internal/jobmaster"
@@ -20,6 +21,7 @@ type JobClient struct {
 	name    string
 	jobID   string
 	job     *minicluster.Job
+	start   time.Time
 	cancel  context.CancelFunc
 	release context.CancelFunc
 	cleanup func()
@@ -51,7 +53,7 @@ func (e *Env) ExecuteAsync(ctx context.Context, name string) (*JobClient, error)
 		AllowNonRestored: e.opts.AllowNonRestored,
 		Logger:           e.opts.Logger,
 	})
-	return &JobClient{env: e, ctx: ctx, jctx: jctx, name: name, jobID: jobID, job: job,
+	return &JobClient{env: e, ctx: ctx, jctx: jctx, name: name, start: time.Now(), jobID: jobID, job: job,
 		cancel: func() { cancel(errCanceledByClient) }, release: func() { cancel(nil) }, cleanup: cleanup}, nil
 }
 
@@ -59,6 +61,38 @@ var errCanceledByClient = errors.New("weir: canceled by the job client")
 
 // JobID is the job's id: 32 lower-case hex characters.
 func (c *JobClient) JobID() string { return c.jobID }
+
+// Name is the job's name.
+func (c *JobClient) Name() string { return c.name }
+
+// StartTime is when the job was submitted.
+func (c *JobClient) StartTime() time.Time { return c.start }
+
+// Done is closed when the job ended.
+func (c *JobClient) Done() <-chan struct{} { return c.job.Done() }
+
+// JobStatus is a running job's state as of now.
+type JobStatus struct {
+	// State is Flink's job state: CREATED, RUNNING, RESTARTING, FAILING,
+	// FAILED, CANCELLING, CANCELED or FINISHED.
+	State       string
+	Restarts    int
+	Vertices    []VertexMetrics
+	Checkpoints CheckpointStats
+	// Failure is the latest failure that restarted or ended the job.
+	Failure error
+}
+
+// Status returns the job's state as of now.
+func (c *JobClient) Status() JobStatus {
+	s := c.job.Status()
+	out := JobStatus{State: string(s.State), Restarts: s.Generation, Failure: s.Failure,
+		Checkpoints: CheckpointStats{Completed: s.Checkpoints.Completed, Failed: s.Checkpoints.Failed, Latest: s.Checkpoints.Latest}}
+	for _, v := range s.Vertices {
+		out.Vertices = append(out.Vertices, VertexMetrics{Name: v.Name, Parallelism: v.Parallelism, RecordsIn: v.RecordsIn, RecordsOut: v.RecordsOut})
+	}
+	return out
+}
 
 // Cancel cancels the job; Wait then returns an error saying so.
 func (c *JobClient) Cancel() { c.cancel() }

@@ -1,10 +1,13 @@
 package weir
 
 import (
+	"time"
+
 	"context"
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/weir-engine/weir/internal/rest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -67,7 +70,7 @@ func (r jobRunner) Run(ctx context.Context, req cli.RunRequest) (cli.RunSummary,
 	if err := env.Err(); err != nil {
 		return cli.RunSummary{}, cli.Usage(&jobError{job: req.Job, err: err})
 	}
-	res, err := env.Execute(ctx, req.Job)
+	res, err := execute(ctx, env, req)
 	if res == nil {
 		// Execute refused the program before anything ran (for example a
 		// batch job with an unbounded source): the arguments are at fault.
@@ -78,6 +81,41 @@ func (r jobRunner) Run(ctx context.Context, req cli.RunRequest) (cli.RunSummary,
 		sum.Records += v.RecordsIn
 	}
 	return sum, err
+}
+
+// restLinger is how long `weir run --rest-addr` keeps serving after its job
+// ended, so that a client polling a stop-with-savepoint sees the result.
+const restLinger = time.Second
+
+// execute runs the job; with --rest-addr it also serves the REST API of
+// the embedded mini-cluster (Flink's paths) while the job runs.
+func execute(ctx context.Context, env *Env, req cli.RunRequest) (*Result, error) {
+	if req.Engine.RestAddr == "" {
+		return env.Execute(ctx, req.Job)
+	}
+	c, err := env.ExecuteAsync(ctx, req.Job)
+	if err != nil {
+		return nil, err
+	}
+	dir := newJobDirectory()
+	dir.add(c)
+	srv := rest.NewServer(dir, rest.Options{Logger: env.opts.Logger})
+	addr, serr := srv.Start(req.Engine.RestAddr)
+	if serr != nil {
+		c.Cancel()
+		c.Wait()
+		return nil, fmt.Errorf("REST API: %w", serr)
+	}
+	if req.Stderr != nil {
+		fmt.Fprintf(req.Stderr, "job %s %s: REST API at http://%s\n", req.Job, c.JobID(), addr)
+	}
+	res, err := c.Wait()
+	select {
+	case <-time.After(restLinger):
+	case <-ctx.Done():
+	}
+	srv.Close()
+	return res, err
 }
 
 // engineOptions turns the engine flags into Env options.

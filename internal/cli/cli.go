@@ -117,13 +117,15 @@ func newRootCmd(name string, jobs JobRunner, stdout, stderr io.Writer) *cobra.Co
 		Use:   name,
 		Short: "Weir runs stream and batch dataflow jobs",
 		Long: name + " runs the dataflow jobs registered in this binary on an embedded\n" +
-			"mini-cluster. See '" + name + " jobs' for the jobs and '" + name + " help run' for the flags.",
+			"mini-cluster. See '" + name + " jobs' for the jobs and '" + name + " help run' for the flags.\n" +
+			"list, cancel, savepoint and stop act on the jobs of a running JobManager\n" +
+			"through its REST API (such as '" + name + " run JOB --rest-addr HOST:PORT').",
 		SilenceErrors:     true,
 		SilenceUsage:      true,
 		CompletionOptions: cobra.CompletionOptions{DisableDefaultCmd: true},
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) > 0 {
-				return Usage(fmt.Errorf("unknown command %q; commands: run, jobs, help", args[0]))
+				return Usage(fmt.Errorf("unknown command %q; commands: run, jobs, help, list, cancel, savepoint, stop", args[0]))
 			}
 			return nil
 		},
@@ -143,5 +145,6 @@ func newRootCmd(name string, jobs JobRunner, stdout, stderr io.Writer) *cobra.Co
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return Usage(err) })
 	root.AddCommand(newRunCmd(name, jobs, stdout, stderr), newJobsCmd(jobs, stdout))
+	root.AddCommand(newClusterCmds(stdout, stderr)...)
 	return root
 }

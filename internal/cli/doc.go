@@ -9,11 +9,16 @@
 //
 //	weir run JOB [engine flags] [job flags]   build JOB and run it to the end
 //	weir jobs                                 list the jobs in this binary
+//	weir list | cancel JOBID | savepoint JOBID [DIR] | stop JOBID [--savepoint-dir DIR] [--drain]
+//	                                          act on a running JobManager's jobs through its
+//	                                          REST API (--jobmanager HOST:PORT, default 127.0.0.1:8081);
+//	                                          `weir run --rest-addr` serves that API for its
+//	                                          embedded mini-cluster
 //	weir help [COMMAND]                       help
 //
-// The other commands of DESIGN.md (jobmanager, taskmanager, list, cancel,
-// savepoint, stop) need the distributed runtime and are added with it: a
-// command that exists must work.
+// The jobmanager and taskmanager commands of DESIGN.md need the
+// distributed runtime and are added with it: a command that exists must
+// work.
 //
 // # Engine flags and job flags
 //
@@ -24,9 +29,8 @@
 // ends engine flags: everything after it goes to the job as it is (without
 // the "--"), for a job whose own flag has an engine flag's name. Before JOB
 // only engine flags and -h/--help are accepted. The flags the contract
-// names but this version cannot honour yet (--checkpoint-interval,
-// --checkpoint-dir, --from-savepoint, --jobmanager, --detach) are parsed and
-// refused with an error: never silently ignored.
+// names but this version cannot honour yet (--jobmanager, --detach) are
+// parsed and refused with an error: never silently ignored.
 //
 // # Exit codes
 //

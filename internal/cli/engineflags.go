@@ -30,6 +30,10 @@ type EngineFlags struct {
 	CheckpointDir      string
 	// FromSavepoint is a savepoint (or retained checkpoint) to start from.
 	FromSavepoint string
+	// RestAddr is where the REST API is served while the job runs
+	// (HOST:PORT; an empty host means 127.0.0.1, port 0 a free port); ""
+	// means no REST server.
+	RestAddr string
 }
 
 // engineFlag is one engine flag: its name, the placeholder of its value
@@ -98,6 +102,14 @@ var engineFlags = []engineFlag{
 				return fmt.Errorf("want a path")
 			}
 			f.FromSavepoint = v
+			return nil
+		}},
+	{name: "rest-addr", arg: "HOST:PORT", usage: "serve the REST API (for list, cancel, savepoint, stop) at HOST:PORT while the job runs; port 0 picks one",
+		set: func(f *EngineFlags, v string) error {
+			if err := checkHostPort(v, true); err != nil {
+				return err
+			}
+			f.RestAddr = v
 			return nil
 		}},
 	{name: "jobmanager", arg: "HOST:PORT", usage: "submit to a cluster instead of running embedded", missing: "the distributed runtime is not built yet"},

@@ -54,7 +54,7 @@ func runJob(cmd *cobra.Command, name string, jobs JobRunner, args []string, stdo
 		ra.JobArgs = append([]string{"-h"}, ra.JobArgs...)
 	}
 	sum, err := jobs.Run(cmd.Context(), RunRequest{
-		Job: ra.Job, Args: ra.JobArgs, Engine: ra.Engine, Stdout: stdout,
+		Job: ra.Job, Args: ra.JobArgs, Engine: ra.Engine, Stdout: stdout, Stderr: stderr,
 	})
 	switch {
 	case errors.Is(err, flag.ErrHelp):

@@ -37,8 +37,9 @@ type RunRequest struct {
 	Args []string
 	// Engine holds the engine flags.
 	Engine EngineFlags
-	// Stdout receives the job's printed output (weir.Print).
-	Stdout io.Writer
+	// Stdout receives the job's printed output (weir.Print); Stderr the
+	// engine's messages (e.g. where the REST API listens).
+	Stdout, Stderr io.Writer
 }
 
 // RunSummary describes a finished job for the summary line.

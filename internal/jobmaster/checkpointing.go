@@ -77,6 +77,7 @@ type checkpointing struct {
 	completed  int
 	failed     int
 	latest     string
+	latestID   int64
 	// stopAfter is the id of a completed stop-without-drain savepoint.
 	stopAfter int64
 }
@@ -181,7 +182,7 @@ func (jm *JobMaster) performCheckpoint(ctx context.Context, action checkpoint.Ac
 		}
 		cp.locations[a.ID] = a.Location
 		cp.completed++
-		cp.latest = a.Location
+		cp.latest, cp.latestID = a.Location, a.ID
 	case checkpoint.Failed:
 		if a.ID > 0 {
 			cp.failed++

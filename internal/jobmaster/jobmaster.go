@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/weir-engine/weir/internal/checkpoint"
@@ -46,8 +47,10 @@ type VertexMetrics struct {
 // CheckpointStats count a job's checkpoints.
 type CheckpointStats struct {
 	Completed, Failed int
-	// Latest is the location of the latest completed checkpoint.
-	Latest string
+	// Latest is the location of the latest completed checkpoint, LatestID
+	// its id.
+	Latest   string
+	LatestID int64
 }
 
 // Result is how a job ended.
@@ -94,6 +97,10 @@ type JobMaster struct {
 	wg       sync.WaitGroup
 	restarts int
 	metrics  map[scheduler.ExecutionID]taskmanager.Report
+	// status is the snapshot other goroutines read (see status.go);
+	// lastFailure the cause of the latest restart.
+	status      atomic.Pointer[Status]
+	lastFailure error
 }
 
 // restartTimer is the event that ends the delay before a restart.
@@ -153,6 +160,7 @@ func (jm *JobMaster) Run(ctx context.Context) Result {
 	jm.stepCheckpoint(ctx, checkpoint.Tick{Now: time.Now()})
 	done := ctx.Done()
 	for {
+		jm.publish()
 		for _, a := range jm.sched.Ready() {
 			switch a := a.(type) {
 			case scheduler.Terminated:
@@ -163,10 +171,12 @@ func (jm *JobMaster) Run(ctx context.Context) Result {
 				res := Result{JobID: jm.jobID, Status: a.Status, Err: a.Err, Duration: time.Since(start),
 					Vertices: jm.vertexMetrics(), Restarts: jm.restarts}
 				if jm.cp != nil {
-					res.Checkpoints = CheckpointStats{Completed: jm.cp.completed, Failed: jm.cp.failed, Latest: jm.cp.latest}
+					res.Checkpoints = CheckpointStats{Completed: jm.cp.completed, Failed: jm.cp.failed, Latest: jm.cp.latest, LatestID: jm.cp.latestID}
 				}
+				jm.publish()
 				return res
 			case scheduler.ScheduleRestart:
+				jm.lastFailure = a.Cause
 				jm.log.Warn("job failed, restarting", "generation", a.Generation, "after", a.Delay, "cause", a.Cause)
 				jm.net.ReleaseJob(jm.jobID, a.Generation-1)
 				restart = time.AfterFunc(a.Delay, func() { jm.events.Push(restartTimer{}) })

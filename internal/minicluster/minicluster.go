@@ -8,6 +8,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"time"
 
 	"github.com/weir-engine/weir/internal/graph"
 	"github.com/weir-engine/weir/internal/jobmaster"
@@ -40,6 +41,7 @@ type Job struct {
 	jm   *jobmaster.JobMaster
 	done chan struct{}
 	res  jobmaster.Result
+	end  time.Time
 }
 
 // Run starts a mini-cluster sized for jg, runs the job, and tears the
@@ -93,6 +95,7 @@ func Submit(ctx context.Context, jobID string, jg *graph.JobGraph, opts Options)
 	j.jm = jm
 	go func() {
 		defer close(j.done)
+		defer func() { j.end = time.Now() }()
 		j.res = jm.Run(ctx)
 		for _, tm := range owned {
 			tm.Close()
@@ -107,8 +110,26 @@ func (j *Job) Wait() jobmaster.Result {
 	return j.res
 }
 
+// EndTime is when the job ended; zero while it runs.
+func (j *Job) EndTime() time.Time {
+	select {
+	case <-j.done:
+		return j.end
+	default:
+		return time.Time{}
+	}
+}
+
 // Done is closed when the job ended.
 func (j *Job) Done() <-chan struct{} { return j.done }
+
+// Status is the job's latest status snapshot.
+func (j *Job) Status() jobmaster.Status {
+	if j.jm == nil {
+		return jobmaster.Status{State: j.res.Status, Failure: j.res.Err}
+	}
+	return j.jm.Status()
+}
 
 // TriggerSavepoint asks the job's JobMaster for a savepoint.
 func (j *Job) TriggerSavepoint(r jobmaster.SavepointRequest) {

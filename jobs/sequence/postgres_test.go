@@ -84,3 +84,27 @@ func queryLines(t *testing.T, dsn, table string) []string {
 	}
 	return lines
 }
+
+// FLIP-147 with PostgreSQL: a bounded job with a one-hour checkpoint
+// interval ends with every row committed (the final checkpoint commits
+// them) and no prepared transaction left.
+func TestBoundedPostgresJobCommitsEverything(t *testing.T) {
+	srv := pgtest.Start(t)
+	cfg := sequence.Config{Keys: 6, RecordsPerKey: 500, ShortRecords: 9}
+	env := weir.NewEnv(weir.WithParallelism(2), weir.WithCheckpointing(weir.CheckpointConfig{Interval: time.Hour}))
+	args := []string{"--keys", "6", "--records-per-key", "500", "--short-source-records", "9",
+		"--sink", "postgres", "--postgres-dsn", srv.DSN, "--postgres-table", "bounded"}
+	if err := sequence.Job(env, args); err != nil {
+		t.Fatal(err)
+	}
+	res, err := env.Execute(testContext(t), "sequence")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sequence.Verify(cfg, queryLines(t, srv.DSN, "bounded")); err != nil {
+		t.Fatalf("rows: %v", err)
+	}
+	if res.Checkpoints.Completed < 1 {
+		t.Fatalf("%d checkpoints: the final one is missing", res.Checkpoints.Completed)
+	}
+}

@@ -1,0 +1,229 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+)
+
+// jobManager is a client of a JobManager's REST API (Flink's paths and
+// field names; internal/rest serves them). It decodes only what the
+// commands print, into its own types, as a client of Flink would.
+type jobManager struct {
+	addr string // HOST:PORT, as the user gave it, for messages
+	base string // http://HOST:PORT
+	http *http.Client
+}
+
+// Timeouts of the client: one request, and the wait between two polls of
+// a savepoint (it doubles from the first to the last).
+const (
+	requestTimeout = 30 * time.Second
+	firstPoll      = 10 * time.Millisecond
+	lastPoll       = 500 * time.Millisecond
+)
+
+// newJobManager returns a client of the JobManager at addr (validated by
+// checkHostPort). Its own transport, which close releases, keeps
+// connections from outliving the command.
+func newJobManager(addr string) *jobManager {
+	return &jobManager{
+		addr: addr,
+		base: "http://" + dialAddr(addr),
+		http: &http.Client{Transport: &http.Transport{}, Timeout: requestTimeout},
+	}
+}
+
+// close releases the client's idle connections.
+func (jm *jobManager) close() { jm.http.CloseIdleConnections() }
+
+// jobSummary is one job of GET /jobs/overview.
+type jobSummary struct {
+	JID       string `json:"jid"`
+	Name      string `json:"name"`
+	State     string `json:"state"`
+	StartTime int64  `json:"start-time"`
+}
+
+// jobs lists the JobManager's jobs.
+func (jm *jobManager) jobs(ctx context.Context) ([]jobSummary, error) {
+	var out struct {
+		Jobs []jobSummary `json:"jobs"`
+	}
+	err := jm.call(ctx, http.MethodGet, "/jobs/overview", nil, http.StatusOK, &out)
+	return out.Jobs, err
+}
+
+// cancel asks the JobManager to cancel job id.
+func (jm *jobManager) cancel(ctx context.Context, id string) error {
+	return jm.call(ctx, http.MethodPatch, "/jobs/"+id+"?mode=cancel", nil, http.StatusAccepted, nil)
+}
+
+// triggerSavepoint starts a savepoint of job id into dir ("" for the job's
+// default) and returns its trigger id.
+func (jm *jobManager) triggerSavepoint(ctx context.Context, id, dir string) (string, error) {
+	body := struct {
+		TargetDirectory string `json:"target-directory,omitempty"`
+		CancelJob       bool   `json:"cancel-job"`
+	}{TargetDirectory: dir}
+	return jm.trigger(ctx, "/jobs/"+id+"/savepoints", body)
+}
+
+// triggerStop starts stopping job id with a savepoint into dir ("" for the
+// job's default), draining its input first with drain, and returns the
+// trigger id.
+func (jm *jobManager) triggerStop(ctx context.Context, id, dir string, drain bool) (string, error) {
+	body := struct {
+		TargetDirectory string `json:"targetDirectory,omitempty"`
+		Drain           bool   `json:"drain"`
+	}{TargetDirectory: dir, Drain: drain}
+	return jm.trigger(ctx, "/jobs/"+id+"/stop", body)
+}
+
+func (jm *jobManager) trigger(ctx context.Context, path string, body any) (string, error) {
+	var out struct {
+		RequestID string `json:"request-id"`
+	}
+	if err := jm.call(ctx, http.MethodPost, path, body, http.StatusAccepted, &out); err != nil {
+		return "", err
+	}
+	if out.RequestID == "" {
+		return "", fmt.Errorf("unexpected answer from %s: no request-id", jm.addr)
+	}
+	return out.RequestID, nil
+}
+
+// awaitSavepoint polls the savepoint operation trigger of job id until it
+// completed, and returns the savepoint's location or the operation's
+// failure.
+func (jm *jobManager) awaitSavepoint(ctx context.Context, id, trigger string) (string, error) {
+	wait := firstPoll
+	for {
+		var op struct {
+			Status struct {
+				ID string `json:"id"`
+			} `json:"status"`
+			Operation *struct {
+				Location     string `json:"location"`
+				FailureCause *struct {
+					Class      string `json:"class"`
+					StackTrace string `json:"stack-trace"`
+				} `json:"failure-cause"`
+			} `json:"operation"`
+		}
+		if err := jm.call(ctx, http.MethodGet, "/jobs/"+id+"/savepoints/"+trigger, nil, http.StatusOK, &op); err != nil {
+			if ctx.Err() != nil {
+				return "", gaveUp(ctx, trigger)
+			}
+			return "", err
+		}
+		switch {
+		case op.Status.ID == "IN_PROGRESS":
+		case op.Status.ID != "COMPLETED" || op.Operation == nil:
+			return "", fmt.Errorf("unexpected answer from %s: operation status %q", jm.addr, op.Status.ID)
+		case op.Operation.FailureCause != nil:
+			cause := op.Operation.FailureCause.StackTrace
+			if cause == "" {
+				cause = op.Operation.FailureCause.Class
+			}
+			return "", fmt.Errorf("savepoint of job %s failed: %s", id, cause)
+		case op.Operation.Location == "":
+			return "", fmt.Errorf("unexpected answer from %s: a completed savepoint without a location", jm.addr)
+		default:
+			return op.Operation.Location, nil
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return "", gaveUp(ctx, trigger)
+		case <-t.C:
+		}
+		wait = min(2*wait, lastPoll)
+	}
+}
+
+// gaveUp is the error of a wait for a savepoint that ctx ended: the
+// operation goes on in the JobManager.
+func gaveUp(ctx context.Context, trigger string) error {
+	return fmt.Errorf("gave up waiting (the operation goes on; trigger id %s): %w", trigger, context.Cause(ctx))
+}
+
+// call sends a request with an optional JSON body and decodes the answer
+// into out when its status is want. Other answers become errors: the
+// server's {"errors": [...]}, or a word that the address is not a
+// JobManager.
+func (jm *jobManager) call(ctx context.Context, method, path string, body any, want int, out any) error {
+	var rd io.Reader
+	if body != nil {
+		b, err := json.Marshal(body)
+		if err != nil {
+			return fmt.Errorf("encoding the request: %w", err)
+		}
+		rd = bytes.NewReader(b)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, jm.base+path, rd)
+	if err != nil {
+		return fmt.Errorf("request to %s: %w", jm.addr, err)
+	}
+	req.Header.Set("Accept", "application/json")
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := jm.http.Do(req)
+	if err != nil {
+		if ctx.Err() != nil {
+			return context.Cause(ctx)
+		}
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err // drop the method and URL: the message names the address
+		}
+		return &unreachableError{addr: jm.addr, err: err}
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(resp.Body, 4<<20))
+	if err != nil {
+		return fmt.Errorf("reading the answer of %s: %w", jm.addr, err)
+	}
+	if resp.StatusCode != want {
+		return jm.answerError(resp, b)
+	}
+	if out != nil {
+		if err := json.Unmarshal(b, out); err != nil {
+			return fmt.Errorf("unexpected answer from %s (%s): %v", jm.addr, resp.Status, err)
+		}
+	}
+	return nil
+}
+
+// answerError is the error of an answer with an unexpected status.
+func (jm *jobManager) answerError(resp *http.Response, b []byte) error {
+	var e struct {
+		Errors []string `json:"errors"`
+	}
+	if json.Unmarshal(b, &e) == nil && len(e.Errors) > 0 {
+		return errors.New(strings.Join(e.Errors, "; "))
+	}
+	return fmt.Errorf("unexpected answer from %s: %s (is it a Weir JobManager's REST address?)", jm.addr, resp.Status)
+}
+
+// unreachableError is a JobManager that did not answer: nothing listens
+// at the address, or the connection broke.
+type unreachableError struct {
+	addr string
+	err  error
+}
+
+func (e *unreachableError) Error() string {
+	return fmt.Sprintf("no JobManager at %s: %v", e.addr, e.err)
+}
+
+func (e *unreachableError) Unwrap() error { return e.err }

@@ -1,0 +1,37 @@
+package jobmaster
+
+import (
+	"github.com/weir-engine/weir/internal/scheduler"
+)
+
+// Status is a snapshot of a running job for other goroutines (the REST
+// API, a JobClient). The loop publishes a new one after every batch of
+// events; readers never touch the loop's state.
+type Status struct {
+	State       scheduler.JobStatus
+	Generation  int
+	Checkpoints CheckpointStats
+	Vertices    []VertexMetrics
+	// Failure is the latest failure that caused a restart or ended the job.
+	Failure error
+}
+
+// Status returns the latest published snapshot.
+func (jm *JobMaster) Status() Status {
+	if s := jm.status.Load(); s != nil {
+		return *s
+	}
+	return Status{State: scheduler.Created}
+}
+
+// publish stores a new status snapshot.
+func (jm *JobMaster) publish() {
+	s := &Status{State: jm.sched.Status(), Generation: jm.sched.Generation(), Vertices: jm.vertexMetrics(), Failure: jm.sched.Failure()}
+	if jm.cp != nil {
+		s.Checkpoints = CheckpointStats{Completed: jm.cp.completed, Failed: jm.cp.failed, Latest: jm.cp.latest, LatestID: jm.cp.latestID}
+	}
+	if s.Failure == nil && jm.lastFailure != nil {
+		s.Failure = jm.lastFailure
+	}
+	jm.status.Store(s)
+}

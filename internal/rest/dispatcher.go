@@ -1,0 +1,87 @@
+package rest
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// Dispatcher is what the REST server needs of the JobManager: the jobs it
+// runs and the actions on them. The embedded mini-cluster of `weir run`
+// implements it in the root package; a distributed JobManager will too.
+type Dispatcher interface {
+	// Jobs lists the jobs, running and ended.
+	Jobs() []JobInfo
+	// Job returns one job, or ErrNotFound.
+	Job(id string) (JobInfo, error)
+	// Cancel cancels a job (ErrNotFound, or an error when it ended; an
+	// error that wraps ErrJobEnded is answered 409 Conflict, any other one
+	// 500).
+	Cancel(id string) error
+	// Savepoint takes a savepoint of a job into a new directory under dir
+	// ("" for the job's default) and returns its location; with stop the
+	// job then ends (drain: after ending its input). It blocks until the
+	// savepoint completed or failed; the server runs it asynchronously
+	// under a trigger id.
+	Savepoint(ctx context.Context, id, dir string, stop, drain bool) (string, error)
+}
+
+// ErrNotFound is returned for an unknown job id.
+var ErrNotFound = errors.New("rest: no such job")
+
+// ErrJobEnded may be wrapped by Cancel's error for a job that has already
+// ended: the server then answers 409 Conflict, as Flink does.
+var ErrJobEnded = errors.New("rest: job has ended")
+
+// ClusterReporter is implemented by a Dispatcher that knows its
+// TaskManagers and slots; GET /overview reports them. Without it the
+// server assumes the embedded mini-cluster: one TaskManager with as many
+// slots as the running jobs occupy.
+type ClusterReporter interface {
+	// Cluster returns the cluster's current size.
+	Cluster() ClusterInfo
+}
+
+// ClusterInfo sizes the cluster for GET /overview.
+type ClusterInfo struct {
+	TaskManagers   int
+	SlotsTotal     int
+	SlotsAvailable int
+}
+
+// JobInfo describes a job with Flink's vocabulary.
+type JobInfo struct {
+	ID   string
+	Name string
+	// State is one of Flink's job states: CREATED, RUNNING, FAILING,
+	// FAILED, CANCELLING, CANCELED, FINISHED, RESTARTING.
+	State    string
+	Start    time.Time
+	End      time.Time // zero while running
+	Vertices []VertexInfo
+	// Checkpoints counts completed and failed checkpoints; Latest is the
+	// location of the latest completed one ("" if none).
+	Checkpoints CheckpointCounts
+	// Failure is the root cause of a failed job.
+	Failure string
+}
+
+// VertexInfo is one job vertex.
+type VertexInfo struct {
+	ID          int
+	Name        string
+	Parallelism int
+	RecordsIn   int64
+	RecordsOut  int64
+	// Status is the vertex's execution state in Flink's words (CREATED,
+	// SCHEDULED, DEPLOYING, INITIALIZING, RUNNING, FINISHED, CANCELING,
+	// CANCELED, FAILED); "" derives it from the job's state.
+	Status string
+}
+
+// CheckpointCounts are a job's checkpoint statistics.
+type CheckpointCounts struct {
+	Completed, Failed int
+	Latest            string
+	LatestID          int64
+}

@@ -1,0 +1,206 @@
+package rest
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+)
+
+// The endpoints that read jobs, and cancel.
+
+// overview is GET /overview.
+func (s *Server) overview(*http.Request) (int, any, error) {
+	o := clusterOverview{FlinkVersion: "weir", FlinkCommit: s.commit}
+	occupied := 0
+	for _, j := range s.d.Jobs() {
+		switch j.State {
+		case "FINISHED":
+			o.JobsFinished++
+		case "CANCELED":
+			o.JobsCancelled++
+		case "FAILED":
+			o.JobsFailed++
+		default:
+			o.JobsRunning++
+			slots := 0
+			for _, v := range j.Vertices {
+				slots = max(slots, v.Parallelism)
+			}
+			occupied += slots // one slot-sharing group: the widest vertex
+		}
+	}
+	if cr, ok := s.d.(ClusterReporter); ok {
+		c := cr.Cluster()
+		o.TaskManagers, o.SlotsTotal, o.SlotsAvailable = c.TaskManagers, c.SlotsTotal, c.SlotsAvailable
+	} else {
+		o.TaskManagers, o.SlotsTotal = 1, occupied
+	}
+	return http.StatusOK, o, nil
+}
+
+// jobIDs is GET /jobs.
+func (s *Server) jobIDs(*http.Request) (int, any, error) {
+	out := jobIDsWithStatus{Jobs: []jobIDWithStatus{}}
+	for _, j := range s.d.Jobs() {
+		out.Jobs = append(out.Jobs, jobIDWithStatus{ID: j.ID, Status: j.State})
+	}
+	return http.StatusOK, out, nil
+}
+
+// jobsOverview is GET /jobs/overview.
+func (s *Server) jobsOverview(*http.Request) (int, any, error) {
+	now := s.opts.Clock.Now()
+	out := multipleJobsDetails{Jobs: []jobOverview{}}
+	for _, j := range s.d.Jobs() {
+		last := millis(j.End)
+		if last < 0 {
+			last = millis(j.Start)
+		}
+		out.Jobs = append(out.Jobs, jobOverview{
+			JID: j.ID, Name: j.Name, State: j.State,
+			StartTime: millis(j.Start), EndTime: millis(j.End), Duration: duration(j, now),
+			LastModification: last,
+			Tasks:            taskCounts(j, true),
+		})
+	}
+	return http.StatusOK, out, nil
+}
+
+// jobDetails is GET /jobs/:jobid.
+func (s *Server) jobDetails(r *http.Request) (int, any, error) {
+	j, err := s.job(r)
+	if err != nil {
+		return 0, nil, err
+	}
+	now := s.opts.Clock.Now()
+	d := jobDetails{
+		JID: j.ID, Name: j.Name, State: j.State,
+		StartTime: millis(j.Start), EndTime: millis(j.End), Duration: duration(j, now),
+		MaxParallelism: -1, Now: now.UnixMilli(),
+		Timestamps:   make(map[string]int64, len(jobStates)),
+		Vertices:     []vertexDetails{},
+		StatusCounts: make(map[string]int, len(executionStates)),
+	}
+	// Weir keeps only the start and the end: CREATED is the start, the
+	// terminal state the end, every other state 0 (Flink's "not reached").
+	for _, st := range jobStates {
+		d.Timestamps[st] = 0
+	}
+	d.Timestamps["CREATED"] = max(d.StartTime, 0)
+	if terminal(j.State) {
+		d.Timestamps[j.State] = max(d.EndTime, 0)
+	}
+	for _, st := range executionStates {
+		d.StatusCounts[st] = 0
+	}
+	for _, v := range j.Vertices {
+		status := vertexStatus(v, j.State)
+		d.StatusCounts[status]++
+		tasks := make(map[string]int, len(executionStates))
+		for _, st := range executionStates {
+			tasks[st] = 0
+		}
+		tasks[status] += v.Parallelism
+		d.Vertices = append(d.Vertices, vertexDetails{
+			ID: vertexID(v.ID), Name: v.Name, MaxParallelism: -1, Parallelism: v.Parallelism,
+			Status:    status,
+			StartTime: d.StartTime, EndTime: d.EndTime, Duration: d.Duration,
+			Tasks: tasks,
+			Metrics: ioMetrics{
+				ReadRecords: v.RecordsIn, ReadRecordsComplete: true,
+				WriteRecords: v.RecordsOut, WriteRecordsComplete: true,
+			},
+		})
+	}
+	return http.StatusOK, d, nil
+}
+
+// checkpoints is GET /jobs/:jobid/checkpoints.
+func (s *Server) checkpoints(r *http.Request) (int, any, error) {
+	j, err := s.job(r)
+	if err != nil {
+		return 0, nil, err
+	}
+	c := j.Checkpoints
+	out := checkpointingStatistics{
+		Counts: checkpointCounts{
+			Total: c.Completed + c.Failed, Completed: c.Completed, Failed: c.Failed,
+		},
+		History: []completedCheckpoint{},
+	}
+	if c.Latest != "" {
+		latest := completedCheckpoint{
+			Class: "completed", ID: c.LatestID, Status: "COMPLETED",
+			CheckpointType: "CHECKPOINT", ExternalPath: c.Latest,
+		}
+		out.Latest.Completed = &latest
+		out.History = append(out.History, latest)
+	}
+	return http.StatusOK, out, nil
+}
+
+// exceptions is GET /jobs/:jobid/exceptions.
+func (s *Server) exceptions(r *http.Request) (int, any, error) {
+	j, err := s.job(r)
+	if err != nil {
+		return 0, nil, err
+	}
+	out := jobExceptions{
+		AllExceptions:    []struct{}{},
+		ExceptionHistory: exceptionHistory{Entries: []rootException{}},
+	}
+	if j.Failure != "" {
+		at := millis(j.End)
+		if at < 0 {
+			at = s.opts.Clock.Now().UnixMilli()
+		}
+		out.RootException, out.Timestamp = &j.Failure, &at
+		out.ExceptionHistory.Entries = append(out.ExceptionHistory.Entries, rootException{
+			ExceptionName: "error", Stacktrace: j.Failure, Timestamp: at,
+			FailureLabels: map[string]string{}, ConcurrentExceptions: []struct{}{},
+		})
+	}
+	return http.StatusOK, out, nil
+}
+
+// cancelJob is PATCH /jobs/:jobid[?mode=cancel].
+func (s *Server) cancelJob(r *http.Request) (int, any, error) {
+	id, err := jobIDParam(r.PathValue("jobid"))
+	if err != nil {
+		return 0, nil, err
+	}
+	switch mode := r.URL.Query().Get("mode"); {
+	case mode == "" || strings.EqualFold(mode, "cancel"):
+	case strings.EqualFold(mode, "stop"):
+		return 0, nil, newError(errBadRequest, "mode %q is not supported: stop a job with POST /jobs/%s/stop", mode, id)
+	default:
+		return 0, nil, newError(errBadRequest, "invalid mode %q: want cancel", mode)
+	}
+	if err := s.d.Cancel(id); err != nil {
+		return 0, nil, jobError(id, err)
+	}
+	return http.StatusAccepted, struct{}{}, nil
+}
+
+// job looks up the job of the request's path.
+func (s *Server) job(r *http.Request) (JobInfo, error) {
+	id, err := jobIDParam(r.PathValue("jobid"))
+	if err != nil {
+		return JobInfo{}, err
+	}
+	j, err := s.d.Job(id)
+	if err != nil {
+		return JobInfo{}, jobError(id, err)
+	}
+	return j, nil
+}
+
+// jobError puts a Dispatcher's error about job id into the client's
+// terms: ErrNotFound becomes "job <id> not found".
+func jobError(id string, err error) error {
+	if errors.Is(err, ErrNotFound) {
+		return newError(errNotFound, "job %s not found", id)
+	}
+	return fmt.Errorf("job %s: %w", id, err)
+}

@@ -1,0 +1,300 @@
+package rest_test
+
+import (
+	"encoding/json"
+	"net/http"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/weir-engine/weir/internal/rest"
+)
+
+// The structs below decode answers with Flink's field names, as a tool
+// written for Flink's REST API would.
+
+type flinkOverview struct {
+	TaskManagers   int    `json:"taskmanagers"`
+	SlotsTotal     int    `json:"slots-total"`
+	SlotsAvailable int    `json:"slots-available"`
+	JobsRunning    int    `json:"jobs-running"`
+	JobsFinished   int    `json:"jobs-finished"`
+	JobsCancelled  int    `json:"jobs-cancelled"`
+	JobsFailed     int    `json:"jobs-failed"`
+	FlinkVersion   string `json:"flink-version"`
+}
+
+func TestOverview(t *testing.T) {
+	ts := serve(t, newFake(), rest.Options{})
+	var o flinkOverview
+	ts.get(t, "/overview", &o)
+	want := flinkOverview{TaskManagers: 1, SlotsTotal: 3, JobsRunning: 2, JobsFinished: 1, JobsCancelled: 1, JobsFailed: 1, FlinkVersion: "weir"}
+	if o != want {
+		t.Errorf("overview %+v, want %+v", o, want)
+	}
+	hasKeys(t, "overview", ts.do(t, http.MethodGet, "/overview", "").body,
+		"taskmanagers", "slots-total", "slots-available", "jobs-running", "jobs-finished",
+		"jobs-cancelled", "jobs-failed", "flink-version", "flink-commit")
+}
+
+// clusterFake is a dispatcher that reports its cluster.
+type clusterFake struct{ *fakeDispatcher }
+
+func (clusterFake) Cluster() rest.ClusterInfo {
+	return rest.ClusterInfo{TaskManagers: 3, SlotsTotal: 12, SlotsAvailable: 5}
+}
+
+func TestOverviewOfACluster(t *testing.T) {
+	ts := serve(t, clusterFake{newFake()}, rest.Options{})
+	var o flinkOverview
+	ts.get(t, "/overview", &o)
+	if o.TaskManagers != 3 || o.SlotsTotal != 12 || o.SlotsAvailable != 5 {
+		t.Errorf("overview %+v: want the cluster's 3 TaskManagers, 12 slots, 5 free", o)
+	}
+}
+
+func TestJobs(t *testing.T) {
+	ts := serve(t, newFake(), rest.Options{})
+	var got struct {
+		Jobs []struct {
+			ID     string `json:"id"`
+			Status string `json:"status"`
+		} `json:"jobs"`
+	}
+	ts.get(t, "/jobs", &got)
+	var ids []string
+	for _, j := range got.Jobs {
+		ids = append(ids, j.ID+" "+j.Status)
+	}
+	want := []string{runningID + " RUNNING", finishedID + " FINISHED", failedID + " FAILED", canceledID + " CANCELED", createdID + " CREATED"}
+	if !reflect.DeepEqual(ids, want) {
+		t.Errorf("jobs %q, want %q", ids, want)
+	}
+}
+
+func TestNoJobsIsAnEmptyList(t *testing.T) {
+	ts := serve(t, &fakeDispatcher{}, rest.Options{})
+	for _, path := range []string{"/jobs", "/jobs/overview"} {
+		if r := ts.do(t, http.MethodGet, path, ""); strings.TrimSpace(string(r.body)) != `{"jobs":[]}` {
+			t.Errorf("GET %s: %s, want {\"jobs\":[]}", path, r.body)
+		}
+	}
+}
+
+type flinkJobOverview struct {
+	JID              string         `json:"jid"`
+	Name             string         `json:"name"`
+	State            string         `json:"state"`
+	StartTime        int64          `json:"start-time"`
+	EndTime          int64          `json:"end-time"`
+	Duration         int64          `json:"duration"`
+	LastModification int64          `json:"last-modification"`
+	Tasks            map[string]int `json:"tasks"`
+}
+
+func TestJobsOverview(t *testing.T) {
+	ts := serve(t, newFake(), rest.Options{})
+	var got struct {
+		Jobs []flinkJobOverview `json:"jobs"`
+	}
+	ts.get(t, "/jobs/overview", &got)
+	if len(got.Jobs) != 5 {
+		t.Fatalf("%d jobs, want 5", len(got.Jobs))
+	}
+	running, finished, created := got.Jobs[0], got.Jobs[1], got.Jobs[4]
+	start := t0.UnixMilli()
+	if running.JID != runningID || running.Name != "sequence" || running.State != "RUNNING" ||
+		running.StartTime != start || running.EndTime != -1 || running.Duration != 90000 || running.LastModification != start {
+		t.Errorf("running job %+v: want end-time -1 and the duration up to now", running)
+	}
+	if running.Tasks["total"] != 5 || running.Tasks["running"] != 2 || running.Tasks["finished"] != 3 || running.Tasks["canceled"] != 0 {
+		t.Errorf("running job's tasks %v: want 5 in all, 2 running, 3 finished", running.Tasks)
+	}
+	if finished.EndTime != start+1500 || finished.Duration != 1500 || finished.LastModification != start+1500 {
+		t.Errorf("finished job %+v", finished)
+	}
+	if created.StartTime != -1 || created.Duration != -1 {
+		t.Errorf("created job %+v: want start-time and duration -1", created)
+	}
+}
+
+type flinkJobDetails struct {
+	JID        string           `json:"jid"`
+	Name       string           `json:"name"`
+	State      string           `json:"state"`
+	StartTime  int64            `json:"start-time"`
+	EndTime    int64            `json:"end-time"`
+	Duration   int64            `json:"duration"`
+	Now        int64            `json:"now"`
+	Timestamps map[string]int64 `json:"timestamps"`
+	Vertices   []struct {
+		ID          string         `json:"id"`
+		Name        string         `json:"name"`
+		Parallelism int            `json:"parallelism"`
+		Status      string         `json:"status"`
+		Tasks       map[string]int `json:"tasks"`
+		Metrics     struct {
+			ReadRecords  int64 `json:"read-records"`
+			WriteRecords int64 `json:"write-records"`
+		} `json:"metrics"`
+	} `json:"vertices"`
+	StatusCounts map[string]int `json:"status-counts"`
+}
+
+func TestJobDetails(t *testing.T) {
+	ts := serve(t, newFake(), rest.Options{})
+	var j flinkJobDetails
+	ts.get(t, "/jobs/"+runningID, &j)
+	if j.JID != runningID || j.Name != "sequence" || j.State != "RUNNING" || j.StartTime != t0.UnixMilli() ||
+		j.EndTime != -1 || j.Duration != 90000 || j.Now != now.UnixMilli() {
+		t.Errorf("job %+v", j)
+	}
+	if j.Timestamps["CREATED"] != t0.UnixMilli() || j.Timestamps["FINISHED"] != 0 {
+		t.Errorf("timestamps %v", j.Timestamps)
+	}
+	if len(j.Vertices) != 2 {
+		t.Fatalf("vertices %+v, want 2", j.Vertices)
+	}
+	v1, v2 := j.Vertices[0], j.Vertices[1]
+	if v1.ID != "00000000000000000000000000000001" || v1.Name != "Source: numbers" || v1.Parallelism != 2 ||
+		v1.Status != "RUNNING" || v1.Tasks["RUNNING"] != 2 || v1.Metrics.ReadRecords != 0 || v1.Metrics.WriteRecords != 100 {
+		t.Errorf("vertex 1 %+v", v1)
+	}
+	if v2.ID != "00000000000000000000000000000002" || v2.Status != "FINISHED" || v2.Tasks["FINISHED"] != 3 ||
+		v2.Metrics.ReadRecords != 100 || v2.Metrics.WriteRecords != 7 {
+		t.Errorf("vertex 2 %+v: want its own status FINISHED", v2)
+	}
+	if j.StatusCounts["RUNNING"] != 1 || j.StatusCounts["FINISHED"] != 1 || j.StatusCounts["FAILED"] != 0 {
+		t.Errorf("status-counts %v", j.StatusCounts)
+	}
+	r := ts.do(t, http.MethodGet, "/jobs/"+runningID, "")
+	hasKeys(t, "job", r.body, "jid", "name", "isStoppable", "state", "start-time", "end-time",
+		"duration", "maxParallelism", "now", "timestamps", "vertices", "status-counts")
+
+	var done flinkJobDetails
+	ts.get(t, "/jobs/"+finishedID, &done)
+	if done.EndTime != t0.UnixMilli()+1500 || done.Duration != 1500 || done.Timestamps["FINISHED"] != done.EndTime ||
+		done.Vertices[0].Status != "FINISHED" {
+		t.Errorf("finished job %+v", done)
+	}
+}
+
+func TestCheckpoints(t *testing.T) {
+	ts := serve(t, newFake(), rest.Options{})
+	type completed struct {
+		ID           int64  `json:"id"`
+		Status       string `json:"status"`
+		ExternalPath string `json:"external_path"`
+	}
+	var got struct {
+		Counts struct {
+			Total      int `json:"total"`
+			InProgress int `json:"in_progress"`
+			Completed  int `json:"completed"`
+			Failed     int `json:"failed"`
+		} `json:"counts"`
+		Latest struct {
+			Completed *completed `json:"completed"`
+		} `json:"latest"`
+	}
+	ts.get(t, "/jobs/"+runningID+"/checkpoints", &got)
+	if got.Counts.Completed != 4 || got.Counts.Failed != 1 || got.Counts.Total != 5 || got.Counts.InProgress != 0 {
+		t.Errorf("counts %+v", got.Counts)
+	}
+	if c := got.Latest.Completed; c == nil || c.ID != 5 || c.Status != "COMPLETED" || c.ExternalPath != "file:///cp/chk-5" {
+		t.Errorf("latest completed %+v, want checkpoint 5 at file:///cp/chk-5", c)
+	}
+
+	got.Latest.Completed = nil
+	ts.get(t, "/jobs/"+finishedID+"/checkpoints", &got)
+	if got.Latest.Completed != nil || got.Counts.Total != 0 {
+		t.Errorf("a job without checkpoints: %+v", got)
+	}
+	r := ts.do(t, http.MethodGet, "/jobs/"+runningID+"/checkpoints", "")
+	hasKeys(t, "checkpoints", r.body, "counts", "latest", "history")
+	var raw struct {
+		Latest json.RawMessage `json:"latest"`
+	}
+	decode(t, r.body, &raw)
+	hasKeys(t, "latest", raw.Latest, "completed", "savepoint", "failed", "restored")
+}
+
+func TestExceptions(t *testing.T) {
+	ts := serve(t, newFake(), rest.Options{})
+	type history struct {
+		Entries []struct {
+			ExceptionName string `json:"exceptionName"`
+			Stacktrace    string `json:"stacktrace"`
+			Timestamp     int64  `json:"timestamp"`
+		} `json:"entries"`
+		Truncated bool `json:"truncated"`
+	}
+	var got struct {
+		RootException *string `json:"root-exception"`
+		Timestamp     *int64  `json:"timestamp"`
+		History       history `json:"exceptionHistory"`
+	}
+	ts.get(t, "/jobs/"+failedID+"/exceptions", &got)
+	const want = "operator \"count\" (subtask 1/2): boom"
+	if got.RootException == nil || *got.RootException != want || got.Timestamp == nil || *got.Timestamp != t0.UnixMilli()+1000 {
+		t.Errorf("exceptions %+v: want root-exception %q at the job's end", got, want)
+	}
+	if len(got.History.Entries) != 1 || got.History.Entries[0].Stacktrace != want {
+		t.Errorf("exceptionHistory %+v", got.History)
+	}
+
+	r := ts.do(t, http.MethodGet, "/jobs/"+runningID+"/exceptions", "")
+	hasKeys(t, "exceptions", r.body, "root-exception", "timestamp", "all-exceptions", "truncated", "exceptionHistory")
+	got.RootException = nil
+	decode(t, r.body, &got)
+	if got.RootException != nil || len(got.History.Entries) != 0 {
+		t.Errorf("a running job's exceptions: %s", r.body)
+	}
+}
+
+func TestCancel(t *testing.T) {
+	for _, query := range []string{"", "?mode=cancel", "?mode=CANCEL"} {
+		f := newFake()
+		ts := serve(t, f, rest.Options{})
+		r := ts.do(t, http.MethodPatch, "/jobs/"+runningID+query, "")
+		if r.status != http.StatusAccepted || strings.TrimSpace(string(r.body)) != "{}" {
+			t.Errorf("PATCH%s: %d %s, want 202 {}", query, r.status, r.body)
+		}
+		if !reflect.DeepEqual(f.canceled, []string{runningID}) {
+			t.Errorf("PATCH%s: canceled %q", query, f.canceled)
+		}
+	}
+}
+
+func TestCancelErrors(t *testing.T) {
+	f := newFake()
+	f.cancelErr = wrap("job has already ended (FINISHED)", rest.ErrJobEnded)
+	ts := serve(t, f, rest.Options{})
+	for _, tt := range []struct {
+		path   string
+		status int
+		want   string
+	}{
+		{"/jobs/" + unknownID, http.StatusNotFound, "job " + unknownID + " not found"},
+		{"/jobs/" + finishedID, http.StatusConflict, "job has already ended (FINISHED)"},
+		{"/jobs/" + runningID + "?mode=stop", http.StatusBadRequest, "POST /jobs/" + runningID + "/stop"},
+		{"/jobs/" + runningID + "?mode=kill", http.StatusBadRequest, `invalid mode "kill"`},
+		{"/jobs/XYZ", http.StatusBadRequest, `invalid job id "XYZ"`},
+	} {
+		r := ts.do(t, http.MethodPatch, tt.path, "")
+		if errs := errorsOf(t, r); r.status != tt.status || !strings.Contains(errs[0], tt.want) {
+			t.Errorf("PATCH %s: %d %q, want %d and %q", tt.path, r.status, errs, tt.status, tt.want)
+		}
+	}
+}
+
+// wrap is an error with message msg that wraps kind.
+func wrap(msg string, kind error) error { return &wrapped{msg, kind} }
+
+type wrapped struct {
+	msg  string
+	kind error
+}
+
+func (w *wrapped) Error() string { return w.msg }
+func (w *wrapped) Unwrap() error { return w.kind }

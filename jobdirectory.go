@@ -1,0 +1,98 @@
+package weir
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/weir-engine/weir/internal/rest"
+)
+
+// jobDirectory serves the REST API of a process's embedded mini-cluster:
+// it implements rest.Dispatcher over the jobs started here.
+type jobDirectory struct {
+	mu   sync.Mutex
+	jobs map[string]*JobClient
+	ids  []string
+}
+
+func newJobDirectory() *jobDirectory { return &jobDirectory{jobs: make(map[string]*JobClient)} }
+
+func (d *jobDirectory) add(c *JobClient) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.jobs[c.JobID()] = c
+	d.ids = append(d.ids, c.JobID())
+}
+
+func (d *jobDirectory) lookup(id string) (*JobClient, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	c, ok := d.jobs[id]
+	if !ok {
+		return nil, fmt.Errorf("%w: %s", rest.ErrNotFound, id)
+	}
+	return c, nil
+}
+
+// Jobs implements rest.Dispatcher.
+func (d *jobDirectory) Jobs() []rest.JobInfo {
+	d.mu.Lock()
+	ids := append([]string(nil), d.ids...)
+	d.mu.Unlock()
+	out := make([]rest.JobInfo, 0, len(ids))
+	for _, id := range ids {
+		if info, err := d.Job(id); err == nil {
+			out = append(out, info)
+		}
+	}
+	return out
+}
+
+// Job implements rest.Dispatcher.
+func (d *jobDirectory) Job(id string) (rest.JobInfo, error) {
+	c, err := d.lookup(id)
+	if err != nil {
+		return rest.JobInfo{}, err
+	}
+	s := c.job.Status()
+	info := rest.JobInfo{
+		ID: id, Name: c.Name(), State: string(s.State), Start: c.StartTime(), End: c.job.EndTime(),
+		Checkpoints: rest.CheckpointCounts{Completed: s.Checkpoints.Completed, Failed: s.Checkpoints.Failed,
+			Latest: s.Checkpoints.Latest, LatestID: s.Checkpoints.LatestID},
+	}
+	if s.Failure != nil {
+		info.Failure = s.Failure.Error()
+	}
+	for _, v := range s.Vertices {
+		info.Vertices = append(info.Vertices, rest.VertexInfo{ID: v.ID, Name: v.Name, Parallelism: v.Parallelism, RecordsIn: v.RecordsIn, RecordsOut: v.RecordsOut})
+	}
+	return info, nil
+}
+
+// Cancel implements rest.Dispatcher.
+func (d *jobDirectory) Cancel(id string) error {
+	c, err := d.lookup(id)
+	if err != nil {
+		return err
+	}
+	select {
+	case <-c.Done():
+		return fmt.Errorf("%w: job %s", rest.ErrJobEnded, id)
+	default:
+	}
+	c.Cancel()
+	return nil
+}
+
+// Savepoint implements rest.Dispatcher.
+func (d *jobDirectory) Savepoint(ctx context.Context, id, dir string, stop, drain bool) (string, error) {
+	c, err := d.lookup(id)
+	if err != nil {
+		return "", err
+	}
+	if stop {
+		return c.StopWithSavepoint(ctx, dir, drain)
+	}
+	return c.TriggerSavepoint(ctx, dir)
+}

@@ -77,7 +77,10 @@ func TestRunPassesFlagsToRunner(t *testing.T) {
 		Engine: EngineFlags{Parallelism: 3, Mode: "batch", Slots: 2},
 	}
 	got := f.got[0]
-	got.Stdout = nil
+	if got.Stdout == nil || got.Stderr == nil {
+		t.Fatalf("request %+v: the runner gets no stdout or stderr", got)
+	}
+	got.Stdout, got.Stderr = nil, nil
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("request %+v, want %+v", got, want)
 	}

@@ -271,3 +271,34 @@ func TestFingerprintChangesWithStructure(t *testing.T) {
 		t.Fatal("fingerprint ignores parallelism")
 	}
 }
+
+// A two-input operator's edges say which input they feed, also through a
+// union, and it heads its own chain.
+func TestTwoInputEdges(t *testing.T) {
+	b := &builder{}
+	s1 := b.add(graph.KindSource, "a1", 0)
+	s2 := b.add(graph.KindSource, "a2", 0)
+	s3 := b.add(graph.KindSource, "b", 0)
+	u := b.add(graph.KindUnion, "union", 0, s1, s2)
+	join := b.add(graph.KindOperator, "join", 0, u, s3)
+	join.TwoInput = true
+	sg, err := graph.Translate(b.ts, graph.Config{Parallelism: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	jg := graph.BuildJobGraph(sg)
+	got := map[string]int{}
+	for _, e := range jg.Edges {
+		got[e.Source.Name] = e.StreamEdge.Input
+	}
+	if want := map[string]int{"a1": 0, "a2": 0, "b": 1}; len(got) != 3 || got["a1"] != 0 || got["a2"] != 0 || got["b"] != 1 {
+		t.Fatalf("inputs = %v, want %v", got, want)
+	}
+	bad := &builder{}
+	x := bad.add(graph.KindSource, "x", 0)
+	j := bad.add(graph.KindOperator, "join", 0, x)
+	j.TwoInput = true
+	if _, err := graph.Translate(bad.ts, graph.Config{Parallelism: 1}); err == nil {
+		t.Fatal("a two-input operator with one input was accepted")
+	}
+}

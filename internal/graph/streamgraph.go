@@ -49,6 +49,9 @@ type StreamEdge struct {
 	Partitioner    Partitioner
 	// SideTag is the side output the edge carries; "" for the main output.
 	SideTag string
+	// Input is the target's logical input the edge feeds (0 unless the
+	// target is a two-input operator).
+	Input int
 	// Type is the element type on the edge.
 	Type Type
 }
@@ -67,6 +70,7 @@ type upstream struct {
 	partitioner Partitioner
 	sideTag     string
 	typ         Type
+	input       int
 }
 
 // Translate builds the StreamGraph of the given transformations.
@@ -98,8 +102,13 @@ func Translate(ts []*Transformation, cfg Config) (*StreamGraph, error) {
 
 func translateOne(g *StreamGraph, t *Transformation, resolved map[*Transformation][]upstream) ([]upstream, error) {
 	var ins []upstream
-	for _, in := range t.Inputs {
-		ins = append(ins, resolved[in]...)
+	for i, in := range t.Inputs {
+		for _, u := range resolved[in] {
+			if t.TwoInput {
+				u.input = i
+			}
+			ins = append(ins, u)
+		}
 	}
 	switch t.Kind {
 	case KindUnion:
@@ -124,6 +133,9 @@ func translateOne(g *StreamGraph, t *Transformation, resolved map[*Transformatio
 	}
 	if t.Kind == KindOperator && len(ins) == 0 {
 		return nil, fmt.Errorf("graph: operator %v has no input", t)
+	}
+	if t.TwoInput && len(t.Inputs) != 2 {
+		return nil, fmt.Errorf("graph: two-input operator %v has %d inputs", t, len(t.Inputs))
 	}
 	if t.Factory == nil {
 		return nil, fmt.Errorf("graph: operator %v has no factory", t)
@@ -157,7 +169,7 @@ func translateOne(g *StreamGraph, t *Transformation, resolved map[*Transformatio
 		n.UID = fmt.Sprintf("%d", t.ID)
 	}
 	for _, u := range ins {
-		e := &StreamEdge{Source: u.node, Target: n, Partitioner: u.partitioner, SideTag: u.sideTag, Type: u.typ}
+		e := &StreamEdge{Source: u.node, Target: n, Partitioner: u.partitioner, SideTag: u.sideTag, Type: u.typ, Input: u.input}
 		u.node.OutEdges = append(u.node.OutEdges, e)
 		n.InEdges = append(n.InEdges, e)
 	}

@@ -65,6 +65,9 @@ type Transformation struct {
 	Chaining Chaining
 	// Keyed marks operators whose input is partitioned by key group.
 	Keyed bool
+	// TwoInput marks an operator with two logical inputs: Inputs[0] feeds
+	// its input 0 and Inputs[1] its input 1 (each may be a union).
+	TwoInput bool
 	// Partitioner is the edge partitioner set by a KindPartition.
 	Partitioner Partitioner
 	// SideTag is the side-output tag id selected by a KindSideOutput.

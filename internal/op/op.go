@@ -27,6 +27,14 @@ type Input[T any] interface {
 	ProcessElement(ts int64, v T) error
 }
 
+// MultiInput is implemented by operators with more than one logical input
+// (a two-input operator such as a co-process or a join): InputAt(i) returns
+// the op.Input[T] of input i. Input 0 of a single-input operator is the
+// operator itself.
+type MultiInput interface {
+	InputAt(i int) any
+}
+
 // WatermarkInput is implemented by operators that react to watermarks.
 // Operators that do not implement it have their watermarks forwarded to
 // their output by the chain (see Forwarder).

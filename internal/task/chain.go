@@ -163,7 +163,15 @@ func (t *Task) buildReaders() error {
 			if err != nil {
 				return err
 			}
-			r, err = info.NewReader(head.inst, head.attr(t))
+			var target any = head.inst
+			if in := ch.edge.StreamEdge.Input; in > 0 {
+				m, ok := head.inst.(op.MultiInput)
+				if !ok {
+					return fmt.Errorf("task: %v has no input %d", head.node, in)
+				}
+				target = m.InputAt(in)
+			}
+			r, err = info.NewReader(target, head.attr(t))
 			if err != nil {
 				return fmt.Errorf("task: input of %v: %w", head.node, err)
 			}

@@ -97,9 +97,12 @@ type Task struct {
 
 	endOfData      []bool
 	endOfPartition []bool
-	eodCount       int
-	eopCount       int
-	recordsIn      int64
+	// eodPerInput counts, per logical input of the head, the channels that
+	// have not delivered EndOfData yet.
+	eodPerInput map[int]int
+	eodCount    int
+	eopCount    int
+	recordsIn   int64
 
 	// checkpointing (see checkpoint.go)
 	barriers    *barrier.Handler
@@ -231,6 +234,10 @@ func (t *Task) setup() error {
 		t.valve = network.NewValve(len(t.layout))
 		t.endOfData = make([]bool, len(t.layout))
 		t.endOfPartition = make([]bool, len(t.layout))
+		t.eodPerInput = make(map[int]int)
+		for _, ch := range t.layout {
+			t.eodPerInput[ch.edge.StreamEdge.Input]++
+		}
 		t.barriers = barrier.New(len(t.layout), barrier.Options{LastCheckpointID: t.desc.LastCheckpointID})
 	}
 	writers, err := t.buildWriters()
@@ -396,9 +403,13 @@ func (t *Task) channelEndOfData(ch int) error {
 	}
 	t.endOfData[ch] = true
 	t.eodCount++
-	if t.eodCount == len(t.layout) {
+	input := t.layout[ch].edge.StreamEdge.Input
+	t.eodPerInput[input]--
+	if t.eodPerInput[input] == 0 {
+		// Input i ended: the head hears it at once, before the other
+		// inputs end (FLIP-147: endInput(i) per input, then finish).
 		if b, ok := t.chain[0].inst.(op.BoundedInput); ok {
-			return t.chain[0].attr(t)(b.EndInput(0))
+			return t.chain[0].attr(t)(b.EndInput(input))
 		}
 	}
 	return nil

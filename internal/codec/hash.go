@@ -42,11 +42,12 @@ func HashBytes(b []byte) uint32 {
 		h ^= k
 	}
 	h ^= uint32(n)
-	return fmix32(h)
+	return Fmix32(h)
 }
 
-// fmix32 is MurmurHash3's 32-bit finalizer.
-func fmix32(h uint32) uint32 {
+// Fmix32 is MurmurHash3's 32-bit finalizer; key groups apply it again on
+// top of a key's hash, as Flink applies murmurHash to hashCode().
+func Fmix32(h uint32) uint32 {
 	h ^= h >> 16
 	h *= 0x85ebca6b
 	h ^= h >> 13

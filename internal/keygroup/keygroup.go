@@ -12,7 +12,11 @@
 // subtask index in Weir and in Flink for the same hash.
 package keygroup
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/weir-engine/weir/internal/codec"
+)
 
 // Limits of the max parallelism, as in Flink.
 const (
@@ -41,20 +45,11 @@ func (r Range) Len() int {
 
 func (r Range) String() string { return fmt.Sprintf("[%d, %d]", r.Start, r.End) }
 
-// Of returns the key group of a key whose hash is h.
+// Of returns the key group of a key whose hash is h: murmur3's finalizer
+// is applied on top of the key's own hash, the way Flink applies
+// MathUtils.murmurHash to hashCode().
 func Of(h uint32, maxParallelism int) int {
-	return int(fmix(h) % uint32(maxParallelism))
-}
-
-// fmix is murmur3's 32-bit finalizer; it is applied on top of the key's own
-// hash the way Flink applies MathUtils.murmurHash to hashCode().
-func fmix(h uint32) uint32 {
-	h ^= h >> 16
-	h *= 0x85ebca6b
-	h ^= h >> 13
-	h *= 0xc2b2ae35
-	h ^= h >> 16
-	return h
+	return int(codec.Fmix32(h) % uint32(maxParallelism))
 }
 
 // RangeFor returns the key groups owned by subtask index of an operator with

@@ -114,7 +114,7 @@ func TestUsageErrors(t *testing.T) {
 		// A missing input is the job's usage error: its builder refuses
 		// it before anything runs, so the exit code is 2.
 		{[]string{"run", "wordcount", "--input", "no-such-file.txt"}, "weir: wordcount: input no-such-file.txt: no such file or directory\n"},
-		{[]string{"run", "nosuchjob"}, "weir: run: unknown job \"nosuchjob\"; jobs: sequence, wordcount\n"},
+		{[]string{"run", "nosuchjob"}, "weir: run: unknown job \"nosuchjob\"; jobs: nexmark, sequence, wordcount\n"},
 		{[]string{"run", "wordcount", "--input", sample, "--parallelism", "abc"}, "weir: run: invalid value \"abc\" for --parallelism: want an integer from 1 to 32768\n"},
 		{[]string{"run", "wordcount", "--input", sample, "--checkpoint-dir", "/tmp/x"}, "weir: run: --checkpoint-dir needs --checkpoint-interval\n"},
 		{[]string{"run", "sequence", "--keys", "2"}, "weir: sequence: --output DIR is required for the file sink\n"},
@@ -129,7 +129,7 @@ func TestUsageErrors(t *testing.T) {
 
 func TestJobs(t *testing.T) {
 	r := runWeir(t, "jobs")
-	if r.code != 0 || !strings.HasPrefix(r.stdout, "sequence   --keys K") || !strings.Contains(r.stdout, "\nwordcount  count the words") {
+	if r.code != 0 || !strings.HasPrefix(r.stdout, "nexmark ") || !strings.Contains(r.stdout, "\nsequence   --keys K") || !strings.Contains(r.stdout, "\nwordcount  count the words") {
 		t.Errorf("exit %d, stdout %q", r.code, r.stdout)
 	}
 }

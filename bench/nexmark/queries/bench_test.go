@@ -1,0 +1,55 @@
+package queries
+
+import (
+	"context"
+	"reflect"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/weir-engine/weir"
+	"github.com/weir-engine/weir/bench/nexmark"
+)
+
+// benchEvents is the stream length of BenchmarkQueries.
+const benchEvents = 1_000_000
+
+// BenchmarkQueries runs every query over benchEvents events on the embedded
+// mini-cluster at parallelism 2, and the reference over the same events
+// already in memory, in the same run. It reports engine events/s
+// ("events/s"), reference events/s ("ref-events/s") and their ratio
+// ("ratio", engine/reference), and fails if the engine's sorted result
+// differs from the reference's. The engine's time includes generating the
+// events, collecting the results into one subtask and sorting them; the
+// reference's includes its final sort but not generating the events.
+func BenchmarkQueries(b *testing.B) {
+	cfg := nexmark.DefaultConfig()
+	cfg.NumEvents = benchEvents
+	events := slices.Collect(nexmark.NewGenerator(cfg).All())
+	for _, q := range queries {
+		b.Run(q.name, func(b *testing.B) {
+			var engine, ref time.Duration
+			for range b.N {
+				start := time.Now()
+				want := q.want(slices.Values(events))
+				ref += time.Since(start)
+				ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+				env := weir.NewEnv(weir.WithParallelism(2))
+				start = time.Now()
+				got, err := q.run(ctx, Source(env, cfg, SourceOptions{}))
+				engine += time.Since(start)
+				cancel()
+				if err != nil {
+					b.Fatal(err)
+				}
+				if !reflect.DeepEqual(got, want) {
+					b.Fatalf("%s: the engine's %d rows differ from the reference's %d", q.name, reflect.ValueOf(got).Len(), reflect.ValueOf(want).Len())
+				}
+			}
+			n := float64(benchEvents) * float64(b.N)
+			b.ReportMetric(n/engine.Seconds(), "events/s")
+			b.ReportMetric(n/ref.Seconds(), "ref-events/s")
+			b.ReportMetric(ref.Seconds()/engine.Seconds(), "ratio")
+		})
+	}
+}

@@ -1,0 +1,71 @@
+package queries
+
+import (
+	"time"
+
+	"github.com/weir-engine/weir"
+	"github.com/weir-engine/weir/bench/nexmark"
+)
+
+// split is the part of the stream one source subtask reads: positions
+// Next, Next+Step, ... below End. It is its own checkpointed position.
+type split struct {
+	Next, Step, End int64
+}
+
+// OutOfOrderness is the watermark bound for cfg's stream read by any number
+// of subtasks: the event-time span of one out-of-order group plus one
+// inter-event delay, rounded up to whole ms. Within one subtask an event
+// trails the largest time seen by less than that, so no event is late.
+func OutOfOrderness(cfg nexmark.Config) time.Duration {
+	delayUs := 1_000_000 / cfg.FirstEventRate
+	ms := (cfg.OutOfOrderGroupSize*delayUs+999)/1000 + 1
+	return time.Duration(ms) * time.Millisecond
+}
+
+// SourceOptions tune Source.
+type SourceOptions struct {
+	// Rate, when positive, limits the emission to that many events per
+	// second over all subtasks.
+	Rate float64
+	// PerElementWatermarks emits a watermark after every event that advances
+	// it instead of every 200ms: costly, but it makes timers and windows fire
+	// throughout a short test run rather than all at its end.
+	PerElementWatermarks bool
+}
+
+// Source is cfg's event stream with event timestamps and watermarks.
+// cfg.NumEvents must be set (the queries answer bounded streams).
+func Source(env *weir.Env, cfg nexmark.Config, opts SourceOptions) weir.DataStream[nexmark.Event] {
+	end := cfg.NumEvents
+	events := weir.FromSplits(env, weir.SplitSource[nexmark.Event, split]{
+		Name: "nexmark",
+		Splits: func(p int) ([]split, error) {
+			if err := cfg.Validate(); err != nil {
+				return nil, err
+			}
+			s := make([]split, p)
+			for i := range s {
+				s[i] = split{Next: int64(i), Step: int64(p), End: end}
+			}
+			return s, nil
+		},
+		Read: func(s *split, budget int, emit func(nexmark.Event) error) (bool, error) {
+			for ; budget > 0 && s.Next < s.End; budget-- {
+				if err := emit(cfg.EventAt(s.Next)); err != nil {
+					return false, err
+				}
+				s.Next += s.Step
+			}
+			return s.Next >= s.End, nil
+		},
+		RatePerSecond: opts.Rate,
+	})
+	w := weir.BoundedOutOfOrderness(OutOfOrderness(cfg), nexmark.Event.Timestamp)
+	w.PerElement = opts.PerElementWatermarks
+	return weir.AssignTimestampsAndWatermarks(events, w)
+}
+
+// endOfInput is the timer time that only the final watermark of a bounded
+// input reaches.
+const endOfInput int64 = 1<<63 - 1

@@ -1,0 +1,136 @@
+// Package nexmark is the built-in `nexmark` job of DESIGN.md:
+//
+//	weir run nexmark --query qN --events E [--rate R] [--seed S]
+//
+// It runs one Nexmark query of package bench/nexmark/queries over E
+// generated events and prints one line to the Env's standard output:
+//
+//	qN: E events in D (X events/s), R results
+//
+// A job builder cannot run code after Execute, so the line comes from the
+// job itself: the query's results go to a counting sink of parallelism 1,
+// which notes the wall clock when it opens, counts the results (also in the
+// job-wide counter "nexmark-results", reported in Result.Accumulators) and
+// prints the line in its Finish hook, called once all input has been
+// processed. D is therefore the time from the sink's start, which is when
+// the job's tasks start, to the end of input; it leaves out the job's
+// deployment and shutdown.
+package nexmark
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"sort"
+	"time"
+
+	"github.com/weir-engine/weir"
+	benchnexmark "github.com/weir-engine/weir/bench/nexmark"
+	"github.com/weir-engine/weir/bench/nexmark/queries"
+)
+
+// Name and Description register the job.
+const (
+	Name        = "nexmark"
+	Description = "--query qN --events E [--rate R] [--seed S]: a Nexmark query; prints events/s"
+)
+
+// ResultsCounter is the job-wide counter of the query's results.
+const ResultsCounter = "nexmark-results"
+
+// builders adds a query with its counting sink; the result type differs
+// per query, so each is a closure over the generic sink.
+var builders = map[string]func(events weir.DataStream[benchnexmark.Event], s *report){
+	"q0": func(ev weir.DataStream[benchnexmark.Event], s *report) { countInto(queries.Q0Of(ev), s) },
+	"q1": func(ev weir.DataStream[benchnexmark.Event], s *report) { countInto(queries.Q1Of(ev), s) },
+	"q2": func(ev weir.DataStream[benchnexmark.Event], s *report) { countInto(queries.Q2Of(ev), s) },
+	"q3": func(ev weir.DataStream[benchnexmark.Event], s *report) { countInto(queries.Q3Of(ev), s) },
+	"q4": func(ev weir.DataStream[benchnexmark.Event], s *report) { countInto(queries.Q4Of(ev), s) },
+	"q5": func(ev weir.DataStream[benchnexmark.Event], s *report) { countInto(queries.Q5Of(ev), s) },
+	"q7": func(ev weir.DataStream[benchnexmark.Event], s *report) { countInto(queries.Q7Of(ev), s) },
+	"q8": func(ev weir.DataStream[benchnexmark.Event], s *report) { countInto(queries.Q8Of(ev), s) },
+}
+
+// Queries returns the names of the queries the job runs, sorted.
+func Queries() []string {
+	names := make([]string, 0, len(builders))
+	for n := range builders {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Job is the builder for weir.RegisterJob.
+func Job(env *weir.Env, args []string) error {
+	fs := flag.NewFlagSet(Name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	query := fs.String("query", "", "the query to run: "+fmt.Sprint(Queries()))
+	events := fs.Int64("events", 0, "the number of events to generate")
+	rate := fs.Float64("rate", 0, "limit the source to this many events/s in all (0: no limit)")
+	seed := fs.Uint64("seed", 0, "the generator's seed")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	build, ok := builders[*query]
+	switch {
+	case fs.NArg() > 0:
+		return fmt.Errorf("unexpected arguments %q", fs.Args())
+	case !ok:
+		return fmt.Errorf("--query %q: want one of %v", *query, Queries())
+	case *events < 1:
+		return errors.New("--events must be at least 1")
+	case *rate < 0:
+		return errors.New("--rate must not be negative")
+	}
+	cfg := benchnexmark.DefaultConfig()
+	cfg.NumEvents, cfg.Seed = *events, *seed
+	if err := cfg.Validate(); err != nil {
+		return err
+	}
+	src := queries.Source(env, cfg, queries.SourceOptions{Rate: *rate})
+	build(src, &report{Query: *query, Events: *events, Out: env.Options().Stdout})
+	return nil
+}
+
+// report is the counting sink's configuration and, per subtask, its count.
+type report struct {
+	Query  string
+	Events int64
+	Out    io.Writer
+
+	start   time.Time
+	results int64
+	counter *weir.Counter
+}
+
+// countInto ends s in a counting sink of parallelism 1 that reports r.
+func countInto[R any](s weir.DataStream[R], r *report) {
+	weir.AddSinkWith[R](s, &countSink[R]{report: *r}).Name("nexmark-count").SetParallelism(1)
+}
+
+// countSink counts results and prints the report line in Finish.
+type countSink[R any] struct{ report }
+
+// Open starts the clock.
+func (c *countSink[R]) Open(rc *weir.RuntimeContext) error {
+	c.start = time.Now()
+	c.counter = rc.Counter(ResultsCounter)
+	return nil
+}
+
+// Invoke counts one result.
+func (c *countSink[R]) Invoke(R) error {
+	c.results++
+	c.counter.Add(1)
+	return nil
+}
+
+// Finish prints the report line.
+func (c *countSink[R]) Finish() error {
+	d := time.Since(c.start)
+	_, err := fmt.Fprintf(c.Out, "%s: %d events in %v (%.0f events/s), %d results\n",
+		c.Query, c.Events, d.Round(time.Millisecond), float64(c.Events)/d.Seconds(), c.results)
+	return err
+}

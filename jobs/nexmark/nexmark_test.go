@@ -1,0 +1,111 @@
+package nexmark_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"regexp"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/weir-engine/weir"
+	benchnexmark "github.com/weir-engine/weir/bench/nexmark"
+	"github.com/weir-engine/weir/bench/nexmark/reference"
+	"github.com/weir-engine/weir/jobs/nexmark"
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// referenceCount is the number of results the reference gives for a query
+// over the job's default stream of n events.
+func referenceCount(query string, n int64) int {
+	cfg := benchnexmark.DefaultConfig()
+	cfg.NumEvents = n
+	ev := benchnexmark.NewGenerator(cfg).All()
+	switch query {
+	case "q0":
+		return 1
+	case "q1":
+		return len(reference.Q1(ev))
+	case "q2":
+		return len(reference.Q2(ev))
+	case "q3":
+		return len(reference.Q3(ev))
+	case "q4":
+		return len(reference.Q4(ev))
+	case "q5":
+		return len(reference.Q5(ev))
+	case "q7":
+		return len(reference.Q7(ev))
+	case "q8":
+		return len(reference.Q8(ev))
+	}
+	panic(query)
+}
+
+var line = regexp.MustCompile(`^(q\d): (\d+) events in \S+ \((\d+) events/s\), (\d+) results\n$`)
+
+func TestJobPrintsEventsPerSecond(t *testing.T) {
+	const events = 20_000
+	for _, q := range nexmark.Queries() {
+		t.Run(q, func(t *testing.T) {
+			var out bytes.Buffer
+			env := weir.NewEnv(weir.WithParallelism(2), weir.WithStdout(&out))
+			if err := nexmark.Job(env, []string{"--query", q, "--events", strconv.Itoa(events)}); err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			res, err := env.Execute(ctx, "nexmark")
+			if err != nil {
+				t.Fatal(err)
+			}
+			m := line.FindStringSubmatch(out.String())
+			if m == nil {
+				t.Fatalf("output %q does not match %v", out.String(), line)
+			}
+			want := referenceCount(q, events)
+			if m[1] != q || m[2] != strconv.Itoa(events) || m[4] != strconv.Itoa(want) {
+				t.Fatalf("output %q, want %s with %d events and %d results", out.String(), q, events, want)
+			}
+			if got := res.Accumulators[nexmark.ResultsCounter]; got != int64(want) {
+				t.Fatalf("counter %s = %d, want %d", nexmark.ResultsCounter, got, want)
+			}
+		})
+	}
+}
+
+func TestJobRejectsBadFlags(t *testing.T) {
+	for _, args := range [][]string{
+		{},
+		{"--query", "q6", "--events", "10"},
+		{"--query", "q1"},
+		{"--query", "q1", "--events", "-5"},
+		{"--query", "q1", "--events", "10", "--rate", "-1"},
+		{"--query", "q1", "--events", "10", "extra"},
+		{"--nope"},
+	} {
+		t.Run(fmt.Sprint(args), func(t *testing.T) {
+			if err := nexmark.Job(weir.NewEnv(), args); err == nil {
+				t.Fatalf("Job(%q) accepted", args)
+			}
+		})
+	}
+}
+
+func TestRateLimits(t *testing.T) {
+	var out bytes.Buffer
+	env := weir.NewEnv(weir.WithParallelism(2), weir.WithStdout(&out))
+	if err := nexmark.Job(env, []string{"--query", "q1", "--events", "2000", "--rate", "10000"}); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	if _, err := env.Execute(context.Background(), "nexmark"); err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(start); d < 150*time.Millisecond {
+		t.Fatalf("2000 events at 10000/s took %v, want about 200ms", d)
+	}
+}

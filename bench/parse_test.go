@@ -1,0 +1,37 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestParseBench(t *testing.T) {
+	out := `goos: linux
+pkg: github.com/weir-engine/weir/bench/nexmark/queries
+cpu: AMD EPYC
+BenchmarkQueries/q0-2         	       1	 548307200 ns/op	   1848471 events/s	         0.01347 ratio	 137234583 ref-events/s
+BenchmarkQueries/q5-2         	       1	1161239808 ns/op	    893509 events/s	         0.03752 ratio	  23811822 ref-events/s
+some noise
+PASS
+`
+	rs, cpu := parseBench(out)
+	if cpu != "AMD EPYC" || len(rs) != 2 {
+		t.Fatalf("cpu %q, %d results", cpu, len(rs))
+	}
+	r := rs[0]
+	if r.Name != "BenchmarkQueries/q0" || r.Iterations != 1 || r.Metrics["events/s"] != 1848471 || r.Metrics["ref-events/s"] != 137234583 {
+		t.Fatalf("parsed %+v", r)
+	}
+	rows := nexmarkRows(Report{Results: append(rs, Result{Name: "BenchmarkQ0/beam-prism", Metrics: map[string]float64{"events/s": 100000}})})
+	if len(rows) != 2 || rows[0].WeirBeam < 18 || rows[0].WeirBeam > 19 {
+		t.Fatalf("rows %+v", rows)
+	}
+	doc := section(Report{Date: "2026-11-30", Results: rs}, "docs/benchmarks")
+	if !strings.Contains(doc, "| q5 | 893.5 K |") || !strings.HasPrefix(doc, beginMarker) {
+		t.Fatalf("section:\n%s", doc)
+	}
+	svg := barChart{title: "t", groups: []group{{label: "q0", bars: []bar{{value: 2, color: "red"}}}}}.svg()
+	if !strings.Contains(svg, "<svg") || !strings.Contains(svg, "q0") {
+		t.Fatal(svg)
+	}
+}

@@ -212,8 +212,8 @@ func (w *windowOp[K, T, A, O]) ProcessElement(ts int64, v T) error {
 			continue
 		}
 		late = false
-		acc, ok := w.contents.Get(win)
-		if !ok {
+		acc, existed := w.contents.Get(win)
+		if !existed {
 			acc = w.fns.newAcc()
 		}
 		acc, err := w.fns.add(v, acc)
@@ -221,7 +221,11 @@ func (w *windowOp[K, T, A, O]) ProcessElement(ts int64, v T) error {
 			return err
 		}
 		w.contents.Put(win, acc)
-		w.timers.RegisterEventTimeTimer(k, win, win.MaxTimestamp())
+		if !existed {
+			// A window with contents has its timer already: registering
+			// it once saves a deduplicating map lookup per element.
+			w.timers.RegisterEventTimeTimer(k, win, win.MaxTimestamp())
+		}
 	}
 	if late && w.late != nil {
 		if err := w.late.Collect(ts, v); err != nil {

@@ -3,6 +3,7 @@ package weir_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -264,5 +265,27 @@ func TestPanicFailsTheJob(t *testing.T) {
 	_, err := weir.Collect(context.Background(), out)
 	if !errors.Is(err, weir.ErrJobFailed) || !strings.Contains(err.Error(), "panic: assignment to entry in nil map") {
 		t.Fatalf("err = %v", err)
+	}
+}
+
+// Operators called directly by their chained predecessor still name
+// themselves in errors: a map, a filter and a sink, each failing in turn.
+func TestChainedErrorsNameTheOperator(t *testing.T) {
+	boom := errors.New("boom")
+	for _, failing := range []string{"m", "f", "s"} {
+		env := weir.NewEnv(weir.WithParallelism(1))
+		fail := func(name string) error {
+			if name == failing {
+				return boom
+			}
+			return nil
+		}
+		m := weir.Map(weir.FromSlice(env, []int{1, 2}), func(v int) (int, error) { return v, fail("m") }).Name("m")
+		f := weir.Filter(m, func(int) (bool, error) { return true, fail("f") }).Name("f")
+		weir.AddSink(f, func(int) error { return fail("s") }).Name("s")
+		_, err := env.Execute(context.Background(), "chained")
+		if !errors.Is(err, boom) || !strings.Contains(err.Error(), fmt.Sprintf("operator %q", failing)) {
+			t.Errorf("failing %s: err = %v", failing, err)
+		}
 	}
 }

@@ -71,7 +71,16 @@ func addSink[T any](s DataStream[T], name string, factory graph.Factory) DataStr
 
 type sinkOp[T any] struct {
 	udfOperator
+	chainBinding
 	fn func(T) error
+}
+
+// Collect is ProcessElement for a direct predecessor (op.Chainable).
+func (k *sinkOp[T]) Collect(_ int64, v T) error {
+	if err := k.fn(v); err != nil {
+		return k.attr(err)
+	}
+	return nil
 }
 
 func (k *sinkOp[T]) ProcessElement(_ int64, v T) error { return k.fn(v) }

@@ -123,6 +123,26 @@ func isNil(v any) bool {
 	return false
 }
 
+// chainBinding is what a Chainable operator keeps from Bind.
+type chainBinding struct {
+	attr    func(error) error
+	forward func(int64) error
+}
+
+// Bind implements op.Chainable.
+func (c *chainBinding) Bind(attr func(error) error, forward func(int64) error) {
+	c.attr, c.forward = attr, forward
+}
+
+// EmitWatermark passes a watermark on, for a chained operator called
+// directly as its predecessor's output.
+func (c *chainBinding) EmitWatermark(wm int64) error {
+	if err := c.forward(wm); err != nil {
+		return c.attr(err)
+	}
+	return nil
+}
+
 // udfOperator gives an operator the lifecycle of its user function (none
 // for a plain func); the operators embed it.
 type udfOperator struct{ udf udf }
@@ -140,6 +160,20 @@ type mapOp[T, R any] struct {
 	fn  func(T) (R, error)
 	out op.Output[R]
 	udfOperator
+	chainBinding
+}
+
+// Collect is ProcessElement for a predecessor that calls the operator
+// directly (op.Chainable); it names the operator in its errors.
+func (m *mapOp[T, R]) Collect(ts int64, v T) error {
+	r, err := m.fn(v)
+	if err == nil {
+		err = m.out.Collect(ts, r)
+	}
+	if err != nil {
+		return m.attr(err)
+	}
+	return nil
 }
 
 func (m *mapOp[T, R]) ProcessElement(ts int64, v T) error {
@@ -154,6 +188,19 @@ type filterOp[T any] struct {
 	fn  func(T) (bool, error)
 	out op.Output[T]
 	udfOperator
+	chainBinding
+}
+
+// Collect is ProcessElement for a direct predecessor (op.Chainable).
+func (f *filterOp[T]) Collect(ts int64, v T) error {
+	keep, err := f.fn(v)
+	if err == nil && keep {
+		err = f.out.Collect(ts, v)
+	}
+	if err != nil {
+		return f.attr(err)
+	}
+	return nil
 }
 
 func (f *filterOp[T]) ProcessElement(ts int64, v T) error {

@@ -35,6 +35,16 @@ type MultiInput interface {
 	InputAt(i int) any
 }
 
+// Chainable is implemented by operators that can serve directly as their
+// chained predecessor's op.Output of their input type, saving the adapter
+// that would otherwise sit between the two calls. Bind hands them what the
+// adapter did: attr names the operator in errors, forward passes
+// watermarks on to the operator's outputs. Their Collect must attribute
+// every error it returns.
+type Chainable interface {
+	Bind(attr func(error) error, forward func(wm int64) error)
+}
+
 // WatermarkInput is implemented by operators that react to watermarks.
 // Operators that do not implement it have their watermarks forwarded to
 // their output by the chain (see Forwarder).

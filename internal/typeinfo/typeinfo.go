@@ -82,6 +82,14 @@ func (t *Of[T]) FanOut(outs []any) (any, error) {
 
 // ChainInput implements Info.
 func (t *Of[T]) ChainInput(target any, forward func(wm int64) error, attr func(error) error) (any, error) {
+	if direct, ok := target.(op.Output[T]); ok {
+		if b, ok := target.(op.Chainable); ok {
+			if _, handlesWatermarks := target.(op.WatermarkInput); !handlesWatermarks {
+				b.Bind(attr, forward)
+				return direct, nil
+			}
+		}
+	}
 	in, ok := target.(op.Input[T])
 	if !ok {
 		return nil, fmt.Errorf("typeinfo: operator %T does not take %s as input", target, t.name)

@@ -269,10 +269,11 @@ func TestPanicFailsTheJob(t *testing.T) {
 }
 
 // Operators called directly by their chained predecessor still name
-// themselves in errors: a map, a filter and a sink, each failing in turn.
+// themselves in errors: a map, a flat map, a filter and a sink, each
+// failing in turn.
 func TestChainedErrorsNameTheOperator(t *testing.T) {
 	boom := errors.New("boom")
-	for _, failing := range []string{"m", "f", "s"} {
+	for _, failing := range []string{"m", "fm", "f", "s"} {
 		env := weir.NewEnv(weir.WithParallelism(1))
 		fail := func(name string) error {
 			if name == failing {
@@ -281,7 +282,8 @@ func TestChainedErrorsNameTheOperator(t *testing.T) {
 			return nil
 		}
 		m := weir.Map(weir.FromSlice(env, []int{1, 2}), func(v int) (int, error) { return v, fail("m") }).Name("m")
-		f := weir.Filter(m, func(int) (bool, error) { return true, fail("f") }).Name("f")
+		fm := weir.FlatMap(m, func(v int, out weir.Collector[int]) error { out.Collect(v); return fail("fm") }).Name("fm")
+		f := weir.Filter(fm, func(int) (bool, error) { return true, fail("f") }).Name("f")
 		weir.AddSink(f, func(int) error { return fail("s") }).Name("s")
 		_, err := env.Execute(context.Background(), "chained")
 		if !errors.Is(err, boom) || !strings.Contains(err.Error(), fmt.Sprintf("operator %q", failing)) {

@@ -215,6 +215,15 @@ type flatMapOp[T, R any] struct {
 	fn  func(T, Collector[R]) error
 	out collector[R]
 	udfOperator
+	chainBinding
+}
+
+// Collect is ProcessElement for a direct predecessor (op.Chainable).
+func (f *flatMapOp[T, R]) Collect(ts int64, v T) error {
+	if err := f.ProcessElement(ts, v); err != nil {
+		return f.attr(err)
+	}
+	return nil
 }
 
 func (f *flatMapOp[T, R]) ProcessElement(ts int64, v T) error {

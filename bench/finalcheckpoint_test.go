@@ -2,9 +2,6 @@ package main_test
 
 import (
 	"context"
-	"os"
-	"path/filepath"
-	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -61,20 +58,9 @@ func BenchmarkFinalCheckpoint(b *testing.B) {
 }
 
 func readCommitted(b *testing.B, dir string) []string {
-	entries, err := os.ReadDir(dir)
+	lines, err := sequence.CommittedLines(dir)
 	if err != nil {
 		b.Fatal(err)
-	}
-	var lines []string
-	for _, e := range entries {
-		if strings.HasPrefix(e.Name(), ".") {
-			continue
-		}
-		data, err := os.ReadFile(filepath.Join(dir, e.Name()))
-		if err != nil {
-			b.Fatal(err)
-		}
-		lines = append(lines, strings.Split(strings.TrimSpace(string(data)), "\n")...)
 	}
 	return lines
 }

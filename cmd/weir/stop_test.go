@@ -67,66 +67,11 @@ func TestStopWithDrainThroughREST(t *testing.T) {
 	if err != nil {
 		t.Fatalf("weir run after stop: %v; stderr %q", err, tail)
 	}
-	committed := readParts(t, out)
-	if len(committed) == 0 {
-		t.Fatal("nothing committed")
-	}
-	seen := map[string]map[int64]bool{}
-	for _, l := range committed {
-		var c sequence.Count
-		f := strings.Split(l, "\t")
-		if len(f) != 3 {
-			t.Fatalf("malformed line %q", l)
-		}
-		c.Key = f[0]
-		if seen[c.Key] == nil {
-			seen[c.Key] = map[int64]bool{}
-		}
-		if seen[c.Key][parseInt(t, f[1])] {
-			t.Fatalf("line %q committed twice", l)
-		}
-		seen[c.Key][parseInt(t, f[1])] = true
-		if parseInt(t, f[2]) != parseInt(t, f[1])+1 {
-			t.Fatalf("line %q: count is not seq+1", l)
-		}
-	}
-	for k, s := range seen {
-		for i := int64(0); i < int64(len(s)); i++ {
-			if !s[i] {
-				t.Fatalf("key %s: seq %d missing while later ones were committed", k, i)
-			}
-		}
-	}
-}
-
-func readParts(t *testing.T, dir string) []string {
-	t.Helper()
-	entries, err := os.ReadDir(dir)
+	committed, err := sequence.CommittedLines(out)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var lines []string
-	for _, e := range entries {
-		if strings.HasPrefix(e.Name(), ".") {
-			continue
-		}
-		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		lines = append(lines, strings.Split(strings.TrimSpace(string(b)), "\n")...)
+	if n, err := sequence.VerifyPrefix(committed); err != nil || n == 0 {
+		t.Fatalf("%d lines committed: %v", n, err)
 	}
-	return lines
-}
-
-func parseInt(t *testing.T, s string) int64 {
-	t.Helper()
-	var n int64
-	for _, c := range s {
-		if c < '0' || c > '9' {
-			t.Fatalf("not a number: %q", s)
-		}
-		n = n*10 + int64(c-'0')
-	}
-	return n
 }

@@ -2,10 +2,6 @@ package sequence_test
 
 import (
 	"context"
-	"fmt"
-	"os"
-	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -14,23 +10,12 @@ import (
 	"github.com/weir-engine/weir/jobs/sequence"
 )
 
-// committedLines reads the visible part files of dir.
+// committedLines reads the committed output of the file sink.
 func committedLines(t *testing.T, dir string) []string {
 	t.Helper()
-	entries, err := os.ReadDir(dir)
+	lines, err := sequence.CommittedLines(dir)
 	if err != nil {
 		t.Fatal(err)
-	}
-	var lines []string
-	for _, e := range entries {
-		if strings.HasPrefix(e.Name(), ".") {
-			continue
-		}
-		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		lines = append(lines, strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")...)
 	}
 	return lines
 }
@@ -63,19 +48,6 @@ func TestExactlyOnceFileSinkWithFailure(t *testing.T) {
 			t.Logf("%d checkpoints, %d failed, %v", res.Checkpoints.Completed, res.Checkpoints.Failed, res.Duration)
 		})
 	}
-}
-
-func parseCount(line string, c *sequence.Count) error {
-	f := strings.Split(line, "\t")
-	if len(f) != 3 {
-		return fmt.Errorf("malformed line %q", line)
-	}
-	c.Key = f[0]
-	if _, err := fmt.Sscan(f[1], &c.Seq); err != nil {
-		return err
-	}
-	_, err := fmt.Sscan(f[2], &c.Count)
-	return err
 }
 
 // fileJob builds the sequence job with the exactly-once file sink writing

@@ -11,6 +11,8 @@ package sequence
 import (
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -163,30 +165,9 @@ func (c *counter) ProcessElement(ctx *weir.KeyedContext[string, Count], r Record
 // Verify checks output lines against the configuration: every key of both
 // sources has each sequence number exactly once, with count = seq+1.
 func Verify(cfg Config, lines []string) error {
-	seen := make(map[string]map[int64]bool)
-	for _, line := range lines {
-		if line == "" {
-			continue
-		}
-		f := strings.Split(line, "\t")
-		if len(f) != 3 {
-			return fmt.Errorf("malformed line %q", line)
-		}
-		seq, err1 := strconv.ParseInt(f[1], 10, 64)
-		count, err2 := strconv.ParseInt(f[2], 10, 64)
-		if err1 != nil || err2 != nil {
-			return fmt.Errorf("malformed line %q", line)
-		}
-		if count != seq+1 {
-			return fmt.Errorf("key %s seq %d has count %d, want %d", f[0], seq, count, seq+1)
-		}
-		if seen[f[0]] == nil {
-			seen[f[0]] = make(map[int64]bool)
-		}
-		if seen[f[0]][seq] {
-			return fmt.Errorf("key %s seq %d appears twice", f[0], seq)
-		}
-		seen[f[0]][seq] = true
+	seen, err := parse(lines)
+	if err != nil {
+		return err
 	}
 	want := func(prefix string, records int64) error {
 		for k := 0; k < cfg.Keys; k++ {
@@ -210,4 +191,79 @@ func Verify(cfg Config, lines []string) error {
 		return err
 	}
 	return want("s", cfg.ShortRecords)
+}
+
+// CommittedLines reads the committed output of the file sink under dir:
+// the lines of its visible part files (pending ones start with a dot).
+func CommittedLines(dir string) ([]string, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	var lines []string
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), ".") || e.IsDir() {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			return nil, err
+		}
+		for _, l := range strings.Split(string(b), "\n") {
+			if l != "" {
+				lines = append(lines, l)
+			}
+		}
+	}
+	return lines, nil
+}
+
+// VerifyPrefix checks output of a job that was stopped before its end
+// (stop-with-savepoint --drain): every line once, count = seq+1, and each
+// key's sequence numbers 0..n-1 without a gap, whatever n. It returns the
+// number of lines.
+func VerifyPrefix(lines []string) (int, error) {
+	seen, err := parse(lines)
+	if err != nil {
+		return 0, err
+	}
+	for key, seqs := range seen {
+		for s := int64(0); s < int64(len(seqs)); s++ {
+			if !seqs[s] {
+				return 0, fmt.Errorf("key %s misses seq %d while later ones are there", key, s)
+			}
+		}
+	}
+	return len(lines), nil
+}
+
+// parse reads output lines into the sequence numbers seen per key,
+// refusing malformed lines, a count other than seq+1 and duplicates.
+func parse(lines []string) (map[string]map[int64]bool, error) {
+	seen := make(map[string]map[int64]bool)
+	for _, line := range lines {
+		if line == "" {
+			continue
+		}
+		f := strings.Split(line, "\t")
+		if len(f) != 3 {
+			return nil, fmt.Errorf("malformed line %q", line)
+		}
+		seq, err1 := strconv.ParseInt(f[1], 10, 64)
+		count, err2 := strconv.ParseInt(f[2], 10, 64)
+		if err1 != nil || err2 != nil {
+			return nil, fmt.Errorf("malformed line %q", line)
+		}
+		if count != seq+1 {
+			return nil, fmt.Errorf("key %s seq %d has count %d, want %d", f[0], seq, count, seq+1)
+		}
+		if seen[f[0]] == nil {
+			seen[f[0]] = make(map[int64]bool)
+		}
+		if seen[f[0]][seq] {
+			return nil, fmt.Errorf("key %s seq %d appears twice", f[0], seq)
+		}
+		seen[f[0]][seq] = true
+	}
+	return seen, nil
 }

@@ -67,6 +67,7 @@ func Generate[T any](env *Env, g Generator[T]) DataStream[T] {
 	bounded := g.Count > 0
 	return FromSplits(env, SplitSource[T, strideSplit]{
 		Name:          "Generator",
+		Dynamic:       true,
 		Splits:        strideSplits,
 		Unbounded:     !bounded,
 		RatePerSecond: g.RatePerSecond,

@@ -1,6 +1,7 @@
 package weir
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"time"
@@ -33,6 +34,12 @@ type SplitSource[T, S any] struct {
 	Unbounded bool
 	// RatePerSecond limits the total rate over all subtasks; 0: no limit.
 	RatePerSecond float64
+	// Dynamic hands splits out on request (FLIP-27): an enumerator on the
+	// JobMaster gives each subtask a new split when it finished its last,
+	// so fast subtasks take more of the work. The enumerator checkpoints
+	// the splits not handed out yet. Without it splits are dealt out
+	// round-robin at the start.
+	Dynamic bool
 }
 
 // FromSplits adds a split source. S must be serializable (codec rules) for
@@ -48,9 +55,15 @@ func FromSplits[T, S any](env *Env, src SplitSource[T, S]) DataStream[T] {
 	if name == "" {
 		name = "Source"
 	}
-	return addSource[T](env, name, !src.Unbounded, 0, func(out any) (any, error) {
+	s := addSource[T](env, name, !src.Unbounded, 0, func(out any) (any, error) {
 		return &splitSourceOp[T, S]{src: src, out: out.(op.Output[T])}, nil
 	})
+	if src.Dynamic && s.ok() {
+		s.t.Enumerator = op.EnumeratorFactory(func(p int, restored []byte) (op.Enumerator, error) {
+			return newEnumerator(src, p, restored)
+		})
+	}
+	return s
 }
 
 // SplitReader reads splits for one subtask, keeping what it needs between
@@ -81,8 +94,11 @@ type splitSourceOp[T, S any] struct {
 	splits []S
 	codec  codec.Codec[S]
 	reader SplitReader[T, S]
+	// dynamic assignment: a request is out; the enumerator has no more
+	requesting, exhausted bool
 	// rate limiting, per subtask
 	rate    float64
+	err     error
 	start   time.Time
 	emitted int64
 	waiting bool
@@ -103,7 +119,7 @@ func (s *splitSourceOp[T, S]) Open(ctx *op.Context) error {
 			}
 			s.splits = append(s.splits, sp)
 		}
-	} else {
+	} else if !s.src.Dynamic {
 		all, err := s.src.Splits(ctx.Parallelism)
 		if err != nil {
 			return fmt.Errorf("splits: %w", err)
@@ -125,6 +141,13 @@ func (s *splitSourceOp[T, S]) Open(ctx *op.Context) error {
 func (s *splitSourceOp[T, S]) Available() <-chan struct{} { return nil }
 
 func (s *splitSourceOp[T, S]) PollNext() (op.Status, error) {
+	if s.err != nil {
+		return 0, s.err
+	}
+	if len(s.splits) == 0 && s.src.Dynamic && !s.exhausted {
+		s.request()
+		return op.NothingAvailable, nil
+	}
 	if len(s.splits) == 0 {
 		if s.src.Unbounded {
 			return op.NothingAvailable, nil
@@ -150,6 +173,31 @@ func (s *splitSourceOp[T, S]) PollNext() (op.Status, error) {
 		s.splits = s.splits[1:]
 	}
 	return op.MoreAvailable, nil
+}
+
+// request asks the enumerator for the next split, once at a time; the
+// reply arrives through the mailbox, which wakes the task's loop.
+func (s *splitSourceOp[T, S]) request() {
+	if s.requesting || s.ctx.Splits == nil {
+		if s.ctx.Splits == nil {
+			s.exhausted = true
+		}
+		return
+	}
+	s.requesting = true
+	s.ctx.Splits.RequestSplit(func(b []byte, ok bool) {
+		s.requesting = false
+		if !ok {
+			s.exhausted = true
+			return
+		}
+		sp, _, err := s.codec.Decode(b)
+		if err != nil {
+			s.err = fmt.Errorf("decode an assigned split: %w", err)
+			return
+		}
+		s.splits = append(s.splits, sp)
+	})
 }
 
 // budget is how many elements the rate allows now; when none, it arranges
@@ -194,3 +242,58 @@ func (f funcReader[T, S]) Read(split *S, budget int, emit func(T) error) (bool, 
 }
 
 func (f funcReader[T, S]) Close() error { return nil }
+
+// enumerator hands out the splits of a dynamic split source; it lives on
+// the JobMaster's loop.
+type enumerator[S any] struct {
+	codec      codec.Codec[S]
+	unassigned []S
+}
+
+func newEnumerator[T, S any](src SplitSource[T, S], parallelism int, restored []byte) (*enumerator[S], error) {
+	c, err := codec.For[S]()
+	if err != nil {
+		return nil, fmt.Errorf("split type: %w", err)
+	}
+	e := &enumerator[S]{codec: c}
+	if restored != nil {
+		n, m := binary.Uvarint(restored)
+		if m <= 0 {
+			return nil, errors.New("corrupt enumerator state")
+		}
+		rest := restored[m:]
+		for i := uint64(0); i < n; i++ {
+			sp, k, err := c.Decode(rest)
+			if err != nil {
+				return nil, fmt.Errorf("restore split %d: %w", i, err)
+			}
+			e.unassigned = append(e.unassigned, sp)
+			rest = rest[k:]
+		}
+		return e, nil
+	}
+	if e.unassigned, err = src.Splits(parallelism); err != nil {
+		return nil, fmt.Errorf("splits: %w", err)
+	}
+	return e, nil
+}
+
+// Next implements op.Enumerator: the oldest unassigned split goes to
+// whichever subtask asks first.
+func (e *enumerator[S]) Next(int) ([]byte, bool) {
+	if len(e.unassigned) == 0 {
+		return nil, false
+	}
+	sp := e.unassigned[0]
+	e.unassigned = e.unassigned[1:]
+	return e.codec.Append(nil, sp), true
+}
+
+// Snapshot implements op.Enumerator.
+func (e *enumerator[S]) Snapshot() ([]byte, error) {
+	b := binary.AppendUvarint(nil, uint64(len(e.unassigned)))
+	for _, sp := range e.unassigned {
+		b = e.codec.Append(b, sp)
+	}
+	return b, nil
+}

@@ -38,6 +38,7 @@ func ReadTextFile(env *Env, paths ...string) DataStream[string] {
 	}
 	return FromSplits(env, SplitSource[string, FileSplit]{
 		Name:      "ReadTextFile",
+		Dynamic:   true,
 		Splits:    func(int) ([]FileSplit, error) { return splits, nil },
 		NewReader: func() SplitReader[string, FileSplit] { return &textReader{} },
 	})

@@ -34,6 +34,7 @@ type StreamNode struct {
 	MaxParallelism        int
 	OutType               Type
 	Factory               Factory
+	Enumerator            any
 	Chaining              Chaining
 	Source                bool
 	Keyed                 bool
@@ -148,6 +149,7 @@ func translateOne(g *StreamGraph, t *Transformation, resolved map[*Transformatio
 		MaxParallelism:        t.MaxParallelism,
 		OutType:               t.OutType,
 		Factory:               t.Factory,
+		Enumerator:            t.Enumerator,
 		Chaining:              t.Chaining,
 		Source:                t.Kind == KindSource,
 		Keyed:                 t.Keyed,

@@ -60,9 +60,12 @@ type Transformation struct {
 	MaxAllowedParallelism int
 	// OutType is the element type emitted (for virtual transformations:
 	// the type of their input or, for side outputs, of the tag).
-	OutType  Type
-	Factory  Factory
-	Chaining Chaining
+	OutType Type
+	Factory Factory
+	// Enumerator, for a source with dynamic split assignment, creates its
+	// split enumerator (an op.EnumeratorFactory, opaque here).
+	Enumerator any
+	Chaining   Chaining
 	// Keyed marks operators whose input is partitioned by key group.
 	Keyed bool
 	// TwoInput marks an operator with two logical inputs: Inputs[0] feeds

@@ -80,6 +80,9 @@ type checkpointing struct {
 	latestID   int64
 	// stopAfter is the id of a completed stop-without-drain savepoint.
 	stopAfter int64
+	// coordinators holds the split enumerators' snapshots per pending
+	// checkpoint, by operator uid.
+	coordinators map[int64]map[string][]byte
 }
 
 func topology(jg *graph.JobGraph) *checkpoint.Topology {
@@ -137,6 +140,14 @@ func (jm *JobMaster) performCheckpoint(ctx context.Context, action checkpoint.Ac
 			cp.savepointEnded(a.ID, a.Kind, "", err)
 			return
 		}
+		if err := jm.snapshotEnumerators(a.ID); err != nil {
+			jm.log.Error("checkpoint: enumerators", "id", a.ID, "err", err)
+			_ = dir.Abort(ctx)
+			if len(a.Tasks) > 0 {
+				jm.events.Push(declineEvent{id: a.ID, task: a.Tasks[0], attempt: jm.sched.Generation(), err: err})
+			}
+			return
+		}
 		cp.dirs.Store(a.ID, dir)
 		cp.kinds[a.ID] = a.Kind
 		b := network.CheckpointBarrier{
@@ -156,6 +167,10 @@ func (jm *JobMaster) performCheckpoint(ctx context.Context, action checkpoint.Ac
 		}
 	case checkpoint.Persist:
 		md := jm.metadata(a)
+		for i := range md.Operators {
+			md.Operators[i].Coordinator = cp.coordinators[a.ID][md.Operators[i].UID]
+		}
+		delete(cp.coordinators, a.ID)
 		if err := unionWithFinished(md); err != nil {
 			jm.events.Push(persistedEvent{id: a.ID, err: err})
 			return
@@ -185,6 +200,7 @@ func (jm *JobMaster) performCheckpoint(ctx context.Context, action checkpoint.Ac
 		cp.latest, cp.latestID = a.Location, a.ID
 	case checkpoint.Failed:
 		if a.ID > 0 {
+			delete(cp.coordinators, a.ID)
 			cp.failed++
 			if v, ok := cp.dirs.LoadAndDelete(a.ID); ok {
 				jm.background(func() { _ = v.(*storage.CheckpointDir).Abort(context.Background()) })

@@ -19,6 +19,7 @@ import (
 	"github.com/weir-engine/weir/internal/checkpoint/storage"
 	"github.com/weir-engine/weir/internal/graph"
 	"github.com/weir-engine/weir/internal/network"
+	"github.com/weir-engine/weir/internal/op"
 	"github.com/weir-engine/weir/internal/queue"
 	"github.com/weir-engine/weir/internal/restore"
 	"github.com/weir-engine/weir/internal/scheduler"
@@ -101,6 +102,8 @@ type JobMaster struct {
 	// lastFailure the cause of the latest restart.
 	status      atomic.Pointer[Status]
 	lastFailure error
+	// enumerators are the split enumerators of the current generation.
+	enumerators map[string]op.Enumerator
 }
 
 // restartTimer is the event that ends the delay before a restart.
@@ -132,6 +135,7 @@ func New(jobID string, jg *graph.JobGraph, tms []TaskManager, net *network.Regis
 		}
 		jm.cp = &checkpointing{opts: *c, coord: coord, kinds: map[int64]checkpoint.Kind{}, locations: map[int64]string{}}
 		jm.cp.savepoints.byID = map[int64]SavepointRequest{}
+		jm.cp.coordinators = map[int64]map[string][]byte{}
 	}
 	for _, tm := range tms {
 		jm.tms[tm.ID()] = tm
@@ -236,6 +240,8 @@ func (jm *JobMaster) handle(ctx context.Context, ev any) {
 		jm.stepCheckpoint(ctx, checkpoint.Tick{Now: now})
 	case SavepointRequest:
 		jm.requestSavepoint(ctx, e)
+	case splitRequest:
+		jm.handleSplitRequest(e)
 	}
 }
 
@@ -244,19 +250,19 @@ func (jm *JobMaster) handle(ctx context.Context, ev any) {
 func (jm *JobMaster) deploy(ctx context.Context, a scheduler.Deploy) {
 	rs, err := jm.restoreState(ctx, a.Generation)
 	if err != nil {
-		// Nothing is deployed: every subtask of the generation fails with
-		// the restore's error, so the scheduler sees them all end.
-		jm.log.Error("restore failed", "err", err)
-		for _, as := range a.Plan.Assignments {
-			jm.events.Push(taskmanager.Report{TaskState: scheduler.TaskState{
-				ID: scheduler.ExecutionID{Vertex: as.Vertex, Subtask: as.Subtask}, Generation: a.Generation,
-				State: scheduler.ExecFailed, Now: time.Now(), Err: fmt.Errorf("%w: %w", scheduler.ErrUnrecoverable, err),
-			}})
-		}
+		jm.failGeneration(a, err)
 		return
 	}
 	if jm.cp != nil && rs != nil {
 		jm.cp.coord.RestoredFrom(rs.id)
+	}
+	var md *storage.Metadata
+	if rs != nil {
+		md = rs.md
+	}
+	if err := jm.startEnumerators(md); err != nil {
+		jm.failGeneration(a, err)
+		return
 	}
 	if jm.cp != nil && a.Generation > 0 {
 		var finished []checkpoint.TaskID
@@ -273,6 +279,9 @@ func (jm *JobMaster) deploy(ctx context.Context, a scheduler.Deploy) {
 		if rs != nil {
 			init = rs.inits[id]
 		}
+		init.RequestSplit = func(uid string, subtask int, reply func([]byte, bool)) {
+			jm.events.Push(splitRequest{uid: uid, subtask: subtask, attempt: a.Generation, reply: reply})
+		}
 		if jm.cp != nil {
 			init.Checkpointing = true
 			init.NoFinalCheckpoint = jm.cp.opts.NoCheckpointsAfterTasksFinish
@@ -287,6 +296,19 @@ func (jm *JobMaster) deploy(ctx context.Context, a scheduler.Deploy) {
 				Err: fmt.Errorf("deploy %v to %v: %w", id, as.Slot, err),
 			}})
 		}
+	}
+}
+
+// failGeneration fails a generation that could not be deployed: nothing
+// runs, so every subtask fails with err, marked unrecoverable so that no
+// restart strategy loops on it, and the scheduler sees them all end.
+func (jm *JobMaster) failGeneration(a scheduler.Deploy, err error) {
+	jm.log.Error("deploy failed", "err", err)
+	for _, as := range a.Plan.Assignments {
+		jm.events.Push(taskmanager.Report{TaskState: scheduler.TaskState{
+			ID: scheduler.ExecutionID{Vertex: as.Vertex, Subtask: as.Subtask}, Generation: a.Generation,
+			State: scheduler.ExecFailed, Now: time.Now(), Err: fmt.Errorf("%w: %w", scheduler.ErrUnrecoverable, err),
+		}})
 	}
 }
 

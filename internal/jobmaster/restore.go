@@ -16,6 +16,7 @@ import (
 
 // restored is what a generation starts from.
 type restored struct {
+	md       *storage.Metadata
 	id       int64
 	location string
 	inits    map[scheduler.ExecutionID]taskmanager.Init
@@ -65,7 +66,7 @@ func (jm *JobMaster) restoreFrom(ctx context.Context, st *storage.Storage, md *s
 	if err != nil {
 		return nil, err
 	}
-	out := &restored{id: md.CheckpointID, location: location, inits: make(map[scheduler.ExecutionID]taskmanager.Init)}
+	out := &restored{md: md, id: md.CheckpointID, location: location, inits: make(map[scheduler.ExecutionID]taskmanager.Init)}
 	for _, v := range jm.graph.Vertices {
 		head := ops[v.Head().UID]
 		for i := 0; i < v.Parallelism; i++ {

@@ -30,6 +30,9 @@ type Context struct {
 	// Checkpointing says whether the job takes checkpoints; without them a
 	// two-phase-commit sink commits at the end of its input.
 	Checkpointing bool
+	// Splits asks the source's enumerator for splits (sources with dynamic
+	// split assignment only; nil otherwise).
+	Splits SplitRequester
 	// Restored is the state to start from, or nil for a fresh start.
 	Restored *Restored
 	// SideOutputs holds an Output[S] per side-output tag id that has a

@@ -145,6 +145,7 @@ func (t *Task) buildChain(writers map[*graph.StreamEdge]network.Writer) error {
 			SideOutputs:    sideOuts,
 			Checkpointing:  t.desc.Checkpointing,
 			Restored:       t.desc.Restored[n.UID],
+			Splits:         t.splitRequester(n),
 		}
 		built[n] = c
 		t.chain[i] = c

@@ -63,6 +63,10 @@ type Descriptor struct {
 	Restored         map[string]*op.Restored
 	LastCheckpointID int64
 	ChannelState     map[int][][]byte
+	// RequestSplit asks the enumerator of the source operator uid for a
+	// split for this subtask (dynamic split assignment); reply may be
+	// called from any goroutine.
+	RequestSplit func(uid string, subtask int, reply func(split []byte, ok bool))
 	// FinishedOnRestore marks a subtask of an operator that had fully
 	// finished at the checkpoint restored from (FLIP-147): it opens no
 	// operator, ends its outputs at once and finishes.

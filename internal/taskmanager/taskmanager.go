@@ -44,6 +44,8 @@ type Init struct {
 	LastCheckpointID  int64
 	ChannelState      map[int][][]byte
 	FinishedOnRestore bool
+	// RequestSplit reaches the JobMaster's split enumerators.
+	RequestSplit func(uid string, subtask int, reply func(split []byte, ok bool))
 }
 
 // Report is a subtask's state change with its counters and the last
@@ -114,7 +116,7 @@ func (tm *TaskManager) Submit(d Deployment) error {
 		Vertex: d.Graph.Vertices[d.ID.Vertex], Subtask: d.ID.Subtask, Network: tm.net,
 		Checkpointing: d.Init.Checkpointing, NoFinalCheckpoint: d.Init.NoFinalCheckpoint, Checkpoints: d.Init.Responder, Restored: d.Init.Restored,
 		LastCheckpointID: d.Init.LastCheckpointID, ChannelState: d.Init.ChannelState,
-		FinishedOnRestore: d.Init.FinishedOnRestore,
+		FinishedOnRestore: d.Init.FinishedOnRestore, RequestSplit: d.Init.RequestSplit,
 	}, tm.taskCfg)
 	tm.mu.Lock()
 	if _, dup := tm.mu.running[key]; dup {

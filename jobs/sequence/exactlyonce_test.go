@@ -24,9 +24,10 @@ func TestExactlyOnceFileSinkWithFailure(t *testing.T) {
 	for _, tt := range []struct {
 		name      string
 		unaligned bool
-	}{{"aligned", false}, {"unaligned", true}} {
+		dynamic   bool
+	}{{"aligned", false, false}, {"unaligned", true, false}, {"dynamic-splits", false, true}} {
 		t.Run(tt.name, func(t *testing.T) {
-			cfg := sequence.Config{Keys: 10, RecordsPerKey: 300, Rate: 10000, ShortRecords: 20, FailAfter: 1000}
+			cfg := sequence.Config{Keys: 10, RecordsPerKey: 300, Rate: 10000, ShortRecords: 20, FailAfter: 1000, DynamicSplits: tt.dynamic}
 			out := t.TempDir()
 			env := fileJob(t, cfg, out, weir.WithParallelism(2),
 				weir.WithCheckpointing(weir.CheckpointConfig{Interval: 50 * time.Millisecond, Unaligned: tt.unaligned}),

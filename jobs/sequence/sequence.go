@@ -36,6 +36,10 @@ type Config struct {
 	// FailAfter makes the counting subtask 0 fail once, in the job's first
 	// attempt, after that many records (0: never).
 	FailAfter int64
+	// DynamicSplits hands the long source's splits, one per key, out on
+	// request from an enumerator on the JobMaster (FLIP-27), instead of
+	// dealing them out at the start.
+	DynamicSplits bool
 }
 
 // Record is one element of the sources.
@@ -107,11 +111,23 @@ func read(s *keySplit, budget int, emit func(Record) error) (bool, error) {
 
 // Source is the long source (and, with prefix "s", the short one).
 func Source(env *weir.Env, prefix string, numKeys int, records int64, rate float64) weir.DataStream[Record] {
+	return source(env, prefix, numKeys, records, rate, false)
+}
+
+// source builds a source; dynamic splits are one per key, handed out on
+// request.
+func source(env *weir.Env, prefix string, numKeys int, records int64, rate float64, dynamic bool) weir.DataStream[Record] {
+	split := splits(prefix, numKeys, records)
+	if dynamic {
+		perKey := split
+		split = func(int) ([]keySplit, error) { return perKey(numKeys) }
+	}
 	return weir.FromSplits(env, weir.SplitSource[Record, keySplit]{
 		Name:          "source-" + prefix,
-		Splits:        splits(prefix, numKeys, records),
+		Splits:        split,
 		Read:          read,
 		RatePerSecond: rate,
+		Dynamic:       dynamic,
 	})
 }
 
@@ -124,7 +140,7 @@ func Build(env *weir.Env, cfg Config) (weir.DataStream[Count], error) {
 	case cfg.RecordsPerKey < 0 || cfg.ShortRecords < 0 || cfg.FailAfter < 0 || cfg.Rate < 0:
 		return weir.DataStream[Count]{}, errors.New("--records-per-key, --short-source-records, --fail-after and --rate must not be negative")
 	}
-	in := Source(env, "k", cfg.Keys, int64(cfg.Keys)*cfg.RecordsPerKey, cfg.Rate).UID("source-long")
+	in := source(env, "k", cfg.Keys, int64(cfg.Keys)*cfg.RecordsPerKey, cfg.Rate, cfg.DynamicSplits).UID("source-long")
 	if cfg.ShortRecords > 0 {
 		short := Source(env, "s", cfg.Keys, cfg.ShortRecords, 0).UID("source-short")
 		in = weir.Union(in, short)

@@ -35,7 +35,8 @@ func TestExactlyOnceSoak(t *testing.T) {
 		p := 1 + r.IntN(4)
 		interval := time.Duration(10+r.IntN(60)) * time.Millisecond
 		unaligned := r.IntN(2) == 0
-		name := fmt.Sprintf("run%d-p%d-%v-unaligned=%v-fail@%d", i, p, interval, unaligned, cfg.FailAfter)
+		cfg.DynamicSplits = r.IntN(2) == 0
+		name := fmt.Sprintf("run%d-p%d-%v-unaligned=%v-dynamic=%v-fail@%d", i, p, interval, unaligned, cfg.DynamicSplits, cfg.FailAfter)
 		t.Run(name, func(t *testing.T) {
 			out := t.TempDir()
 			env := fileJob(t, cfg, out, weir.WithParallelism(p),

@@ -72,22 +72,19 @@ func newListCmd(stdout io.Writer) *cobra.Command {
 	}
 	addr := jobManagerFlag(cmd)
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
-		jm, err := connect("list", *addr)
-		if err != nil {
-			return err
-		}
-		defer jm.close()
-		jobs, err := jm.jobs(cmd.Context())
-		if err != nil {
-			return commandError("list", err)
-		}
-		slices.SortStableFunc(jobs, func(a, b jobSummary) int {
-			return cmp.Or(cmp.Compare(a.StartTime, b.StartTime), cmp.Compare(a.JID, b.JID))
+		return withJobManager("list", *addr, func(jm *jobManager) error {
+			jobs, err := jm.jobs(cmd.Context())
+			if err != nil {
+				return err
+			}
+			slices.SortStableFunc(jobs, func(a, b jobSummary) int {
+				return cmp.Or(cmp.Compare(a.StartTime, b.StartTime), cmp.Compare(a.JID, b.JID))
+			})
+			for _, j := range jobs {
+				fmt.Fprintf(stdout, "%s  %s  %s\n", j.JID, j.State, j.Name)
+			}
+			return nil
 		})
-		for _, j := range jobs {
-			fmt.Fprintf(stdout, "%s  %s  %s\n", j.JID, j.State, j.Name)
-		}
-		return nil
 	}
 	return cmd
 }
@@ -105,16 +102,13 @@ func newCancelCmd(stderr io.Writer) *cobra.Command {
 	}
 	addr := jobManagerFlag(cmd)
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		jm, err := connect("cancel", *addr)
-		if err != nil {
-			return err
-		}
-		defer jm.close()
-		if err := jm.cancel(cmd.Context(), args[0]); err != nil {
-			return commandError("cancel", err)
-		}
-		fmt.Fprintf(stderr, "requested the cancellation of job %s\n", args[0])
-		return nil
+		return withJobManager("cancel", *addr, func(jm *jobManager) error {
+			if err := jm.cancel(cmd.Context(), args[0]); err != nil {
+				return err
+			}
+			fmt.Fprintf(stderr, "requested the cancellation of job %s\n", args[0])
+			return nil
+		})
 	}
 	return cmd
 }
@@ -172,20 +166,31 @@ func newStopCmd(stdout io.Writer) *cobra.Command {
 // savepointOp runs a savepoint operation of command name on job id:
 // trigger, then wait for it, then print its location.
 func savepointOp(ctx context.Context, name, addr, id string, stdout io.Writer, trigger func(*jobManager) (string, error)) error {
+	return withJobManager(name, addr, func(jm *jobManager) error {
+		tid, err := trigger(jm)
+		if err != nil {
+			return err
+		}
+		loc, err := jm.awaitSavepoint(ctx, id, tid)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(stdout, loc)
+		return nil
+	})
+}
+
+// withJobManager connects to the JobManager at addr for command name, runs
+// fn, and closes the connection; fn's error gets the command's prefix.
+func withJobManager(name, addr string, fn func(*jobManager) error) error {
 	jm, err := connect(name, addr)
 	if err != nil {
 		return err
 	}
 	defer jm.close()
-	tid, err := trigger(jm)
-	if err != nil {
+	if err := fn(jm); err != nil {
 		return commandError(name, err)
 	}
-	loc, err := jm.awaitSavepoint(ctx, id, tid)
-	if err != nil {
-		return commandError(name, err)
-	}
-	fmt.Fprintln(stdout, loc)
 	return nil
 }
 

@@ -2,6 +2,7 @@ package state
 
 import (
 	"fmt"
+	"log/slog"
 	"slices"
 )
 
@@ -27,6 +28,10 @@ type KeyedBackend[K comparable] struct {
 
 	// err is the first usage error recorded; see Err.
 	err error
+
+	// kv is the Pebble store of a Pebble backend, nil on the heap.
+	kv  *kvStore
+	log *slog.Logger
 }
 
 // NewKeyedBackend returns an empty backend owning the key groups
@@ -45,6 +50,35 @@ func NewKeyedBackend[K comparable](keyGroupStart, keyGroupEnd int) *KeyedBackend
 		local:    -1,
 		states:   make(map[string]entry[K]),
 	}
+}
+
+// OpenPebble returns a backend owning the key groups [keyGroupStart,
+// keyGroupEnd] whose states live in a Pebble database in dir: a new one if
+// dir is empty or missing, or the one a restore put there. The backend owns
+// dir from then on and removes it in Close. log receives Pebble's log (nil
+// for slog's default).
+func OpenPebble[K comparable](keyGroupStart, keyGroupEnd int, dir string, log *slog.Logger) (*KeyedBackend[K], error) {
+	b := NewKeyedBackend[K](keyGroupStart, keyGroupEnd)
+	kv, err := openKV(dir, log)
+	if err != nil {
+		return nil, err
+	}
+	b.kv, b.log = kv, log
+	return b, nil
+}
+
+// IsPebble reports whether the backend keeps its state in Pebble.
+func (b *KeyedBackend[K]) IsPebble() bool { return b.kv != nil }
+
+// Close releases the backend: a Pebble backend closes its database and
+// removes its directory. A heap backend has nothing to release.
+func (b *KeyedBackend[K]) Close() error {
+	if b.kv == nil {
+		return nil
+	}
+	kv := b.kv
+	b.kv = nil
+	return kv.close()
 }
 
 // numGroups is the number of key groups the backend owns.

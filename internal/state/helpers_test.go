@@ -2,9 +2,30 @@ package state
 
 import (
 	"hash/fnv"
+	"os"
 	"slices"
 	"testing"
 )
+
+// backendKinds are the backends the model tests run against.
+var backendKinds = []string{"heap", "pebble"}
+
+// newTestBackend returns a heap or Pebble backend; Close removes a Pebble
+// backend's directory.
+func newTestBackend[K comparable](t interface{ Fatal(...any) }, kind string, start, end int) *KeyedBackend[K] {
+	if kind == "heap" {
+		return NewKeyedBackend[K](start, end)
+	}
+	dir, err := os.MkdirTemp("", "weir-state-test-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := OpenPebble[K](start, end, dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
 
 // keyGroupOf is the test's key-group assignment: any deterministic function
 // of the key works, the backend only needs the caller to be consistent.

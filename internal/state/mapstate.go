@@ -37,12 +37,12 @@ func (s *MapState[K, UK, UV]) Put(uk UK, uv UV) {
 	if g < 0 {
 		return
 	}
-	m, _ := s.t.lookup(g, s.b.key)
+	m, _ := s.t.lookupForWrite(g, s.b.key)
 	if m == nil {
 		m = make(map[UK]UV)
-		s.t.store(g, s.b.key, m)
 	}
 	m[uk] = uv
+	s.t.store(g, s.b.key, m)
 }
 
 // Remove deletes uk from the current key's map. Removing the last entry
@@ -52,14 +52,19 @@ func (s *MapState[K, UK, UV]) Remove(uk UK) {
 	if g < 0 {
 		return
 	}
-	m, ok := s.t.lookup(g, s.b.key)
+	m, ok := s.t.lookupForWrite(g, s.b.key)
 	if !ok {
+		return
+	}
+	if _, ok := m[uk]; !ok {
 		return
 	}
 	delete(m, uk)
 	if len(m) == 0 {
 		s.t.remove(g, s.b.key)
+		return
 	}
+	s.t.store(g, s.b.key, m)
 }
 
 // IsEmpty reports whether the current key maps nothing.

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"os"
 	"slices"
 	"testing"
 
@@ -33,11 +34,22 @@ type stateModel struct {
 // switches (some out of range) and writes to four kinds of state, and checks
 // every read, the entry count and the per-key-group key sets against the
 // reference after every step.
+//
+// It runs against both backends, and in the middle of a run the heap backend
+// is captured and written again as the state was when captured: the
+// copy-on-write check.
 func TestBackendMatchesModel(t *testing.T) {
+	for _, kind := range backendKinds {
+		t.Run(kind, func(t *testing.T) { checkBackendMatchesModel(t, kind) })
+	}
+}
+
+func checkBackendMatchesModel(t *testing.T, kind string) {
 	rapid.Check(t, func(t *rapid.T) {
 		start := rapid.IntRange(0, 5).Draw(t, "start")
 		end := start + rapid.IntRange(0, 3).Draw(t, "width")
-		b := NewKeyedBackend[string](start, end)
+		b := newTestBackend[string](t, kind, start, end)
+		defer b.Close()
 		v, _ := Value[string, int](b, "value")
 		l, _ := List[string, int](b, "list")
 		m, _ := Map[string, string, int](b, "map")
@@ -49,6 +61,11 @@ func TestBackendMatchesModel(t *testing.T) {
 		keyGen := rapid.SampledFrom([]string{"a", "b", "c", "d", "e"})
 		userKeyGen := rapid.SampledFrom([]string{"x", "y", "z"})
 		var wantErr error
+		type captured struct {
+			c   *Capture[string]
+			ref stateModel
+		}
+		var captures []captured
 
 		// write applies f to the model only if the backend has a valid key,
 		// mirroring the backend dropping writes without one.
@@ -145,6 +162,16 @@ func TestBackendMatchesModel(t *testing.T) {
 				r.Clear()
 				write(func(a addr) { delete(ref.sums, a) })
 			},
+			"capture": func(t *rapid.T) {
+				if len(captures) >= 3 {
+					return
+				}
+				c, err := b.Capture(captureDir(t))
+				if err != nil {
+					t.Fatal(err)
+				}
+				captures = append(captures, captured{c, ref.clone()})
+			},
 			"": func(t *rapid.T) {
 				if !errors.Is(b.Err(), wantErr) || (wantErr == nil) != (b.Err() == nil) {
 					t.Fatalf("Err = %v, want %v", b.Err(), wantErr)
@@ -165,6 +192,13 @@ func TestBackendMatchesModel(t *testing.T) {
 				}
 			},
 		})
+		// Every capture still holds the state as it was when taken.
+		for _, c := range captures {
+			checkCapture(t, c.c, &c.ref, start, end)
+			if err := c.c.Release(); err != nil {
+				t.Fatal(err)
+			}
+		}
 	})
 }
 
@@ -211,9 +245,16 @@ func checkKeys(t *rapid.T, b *KeyedBackend[string], name string, kg int, addrs [
 // TestApplyToAllKeysMatchesModel checks that ApplyToAllKeys visits exactly the
 // keys holding the state, whatever fn clears along the way.
 func TestApplyToAllKeysMatchesModel(t *testing.T) {
+	for _, kind := range backendKinds {
+		t.Run(kind, func(t *testing.T) { checkApplyToAllKeys(t, kind) })
+	}
+}
+
+func checkApplyToAllKeys(t *testing.T, kind string) {
 	rapid.Check(t, func(t *rapid.T) {
 		const groups = 4
-		b := NewKeyedBackend[string](0, groups-1)
+		b := newTestBackend[string](t, kind, 0, groups-1)
+		defer b.Close()
 		v, _ := Value[string, int](b, "v")
 		other, _ := Value[string, int](b, "other")
 		n := rapid.IntRange(0, 50).Draw(t, "n")
@@ -252,4 +293,57 @@ func TestApplyToAllKeysMatchesModel(t *testing.T) {
 			t.Fatalf("NumEntries = %d, want %d", b.NumEntries(), want)
 		}
 	})
+}
+
+func (m *stateModel) clone() stateModel {
+	c := stateModel{values: maps.Clone(m.values), lists: map[addr][]int{}, maps: map[addr]map[string]int{}, sums: maps.Clone(m.sums)}
+	for a, l := range m.lists {
+		c.lists[a] = slices.Clone(l)
+	}
+	for a, mm := range m.maps {
+		c.maps[a] = maps.Clone(mm)
+	}
+	return c
+}
+
+func captureDir(t *rapid.T) string {
+	dir, err := os.MkdirTemp("", "weir-capture-test-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(dir); err != nil { // Pebble creates it
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// checkCapture restores the sections of c into a fresh heap backend and
+// compares every entry with ref, the model when c was taken.
+func checkCapture(t *rapid.T, c *Capture[string], ref *stateModel, start, end int) {
+	b := NewKeyedBackend[string](start, end)
+	for kg := start; kg <= end; kg++ {
+		sec, err := c.Section(nil, kg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := b.RestoreKeyGroup(kg, sec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	v, _ := Value[string, int](b, "value")
+	l, _ := List[string, int](b, "list")
+	m, _ := Map[string, string, int](b, "map")
+	r, _ := Reducing(b, "sum", func(a, b int) (int, error) { return a + b, nil })
+	want := len(ref.values) + len(ref.lists) + len(ref.maps) + len(ref.sums)
+	if got := b.NumEntries(); got != want {
+		t.Fatalf("capture has %d entries, want %d", got, want)
+	}
+	for kg := start; kg <= end; kg++ {
+		for _, k := range []string{"a", "b", "c", "d", "e"} {
+			b.SetCurrentKey(k, kg)
+			cur := *ref
+			cur.cur, cur.valid = addr{k, kg}, true
+			checkCurrent(t, &cur, v, l, m, r)
+		}
+	}
 }

@@ -1,6 +1,9 @@
 package state
 
-import "fmt"
+import (
+	"fmt"
+	"maps"
+)
 
 // register returns the state called name if it exists and has type S, creates
 // it with mk if the name is new, and otherwise returns (and records) an
@@ -29,16 +32,16 @@ func register[K comparable, S any](b *KeyedBackend[K], name string, mk func() (S
 // Value registers, or returns the already registered, value state called name.
 func Value[K comparable, V any](b *KeyedBackend[K], name string) (*ValueState[K, V], error) {
 	return register(b, name, func() (*ValueState[K, V], registered[K]) {
-		s := &ValueState[K, V]{b: b, t: newTable[K, V](b.numGroups())}
-		return s, &s.t
+		s := &ValueState[K, V]{b: b, t: newTable[K, V](b, name, nil)}
+		return s, s.t
 	})
 }
 
 // List registers, or returns the already registered, list state called name.
 func List[K comparable, V any](b *KeyedBackend[K], name string) (*ListState[K, V], error) {
 	return register(b, name, func() (*ListState[K, V], registered[K]) {
-		s := &ListState[K, V]{b: b, t: newTable[K, []V](b.numGroups())}
-		return s, &s.t
+		s := &ListState[K, V]{b: b, t: newTable[K, []V](b, name, nil)}
+		return s, s.t
 	})
 }
 
@@ -46,8 +49,8 @@ func List[K comparable, V any](b *KeyedBackend[K], name string) (*ListState[K, V
 // which maps each key to a map from UK to UV.
 func Map[K comparable, UK comparable, UV any](b *KeyedBackend[K], name string) (*MapState[K, UK, UV], error) {
 	return register(b, name, func() (*MapState[K, UK, UV], registered[K]) {
-		s := &MapState[K, UK, UV]{b: b, t: newTable[K, map[UK]UV](b.numGroups())}
-		return s, &s.t
+		s := &MapState[K, UK, UV]{b: b, t: newTable(b, name, maps.Clone[map[UK]UV])}
+		return s, s.t
 	})
 }
 
@@ -59,8 +62,8 @@ func Reducing[K comparable, V any](b *KeyedBackend[K], name string, reduce func(
 		return nil, b.record(fmt.Errorf("%w: reduce of reducing state %q", ErrNilFunction, name))
 	}
 	return register(b, name, func() (*ReducingState[K, V], registered[K]) {
-		s := &ReducingState[K, V]{b: b, t: newTable[K, V](b.numGroups()), reduce: reduce}
-		return s, &s.t
+		s := &ReducingState[K, V]{b: b, t: newTable[K, V](b, name, nil), reduce: reduce}
+		return s, s.t
 	})
 }
 
@@ -81,9 +84,9 @@ func Aggregating[K comparable, IN, ACC, OUT any](
 	}
 	return register(b, name, func() (*AggregatingState[K, IN, ACC, OUT], registered[K]) {
 		s := &AggregatingState[K, IN, ACC, OUT]{
-			b: b, t: newTable[K, ACC](b.numGroups()),
+			b: b, t: newTable[K, ACC](b, name, nil),
 			add: add, newAcc: newAcc, result: result,
 		}
-		return s, &s.t
+		return s, s.t
 	})
 }

@@ -30,7 +30,9 @@ import (
 // ErrCorruptSnapshot reports a key group section that cannot be decoded.
 var ErrCorruptSnapshot = errors.New("state: corrupt snapshot")
 
-// SnapshotKeyGroup appends the section of key group kg to dst.
+// SnapshotKeyGroup appends the section of key group kg to dst, read from
+// the live backend. Checkpoints use [KeyedBackend.Capture] instead, which
+// writes the same bytes off the owner's goroutine.
 func (b *KeyedBackend[K]) SnapshotKeyGroup(dst []byte, kg int) ([]byte, error) {
 	if kg < b.start || kg > b.end {
 		return dst, fmt.Errorf("%w: key group %d not in [%d, %d]", ErrKeyGroupOutOfRange, kg, b.start, b.end)
@@ -39,34 +41,28 @@ func (b *KeyedBackend[K]) SnapshotKeyGroup(dst []byte, kg int) ([]byte, error) {
 	if err != nil {
 		return dst, fmt.Errorf("state: snapshot keys: %w", err)
 	}
-	g := kg - b.start
-	names := make([]string, 0, len(b.states)+len(b.pending))
-	for name := range b.states {
-		names = append(names, name)
+	tables := make(map[string]registered[K], len(b.states))
+	for name, e := range b.states {
+		tables[name] = e.table
 	}
-	for name, groups := range b.pending {
-		if _, ok := b.states[name]; !ok && len(groups[g]) > 0 {
-			names = append(names, name)
+	return appendSection(dst, tables, b.pending, kg-b.start, kc)
+}
+
+// appendSection appends the section of local key group g made of tables
+// and the pending payloads of states not among them.
+func appendSection[K comparable](dst []byte, tables map[string]registered[K], pending map[string][][]byte, g int, kc codec.Codec[K]) ([]byte, error) {
+	payloads := make(map[string][]byte, len(tables))
+	for name, t := range tables {
+		p, err := t.snapshotGroup(nil, g, kc)
+		if err != nil {
+			return dst, fmt.Errorf("state: snapshot %q: %w", name, err)
 		}
-	}
-	slices.Sort(names)
-	dst = binary.AppendUvarint(dst, uint64(len(names)))
-	var payload []byte
-	for _, name := range names {
-		if e, ok := b.states[name]; ok {
-			payload, err = e.table.snapshotGroup(payload[:0], g, kc)
-			if err != nil {
-				return dst, fmt.Errorf("state: snapshot %q: %w", name, err)
-			}
-		} else {
-			payload = append(payload[:0], b.pending[name][g]...)
+		if len(p) == 1 && p[0] == 0 {
+			continue // no entries in this key group
 		}
-		dst = binary.AppendUvarint(dst, uint64(len(name)))
-		dst = append(dst, name...)
-		dst = binary.AppendUvarint(dst, uint64(len(payload)))
-		dst = append(dst, payload...)
+		payloads[name] = p
 	}
-	return dst, nil
+	return appendPayloads(dst, payloads, pending, g), nil
 }
 
 // RestoreKeyGroup reads a section written by SnapshotKeyGroup for key group
@@ -139,7 +135,7 @@ func (b *KeyedBackend[K]) adoptPending(name string, t registered[K]) error {
 	return nil
 }
 
-func (t *table[K, S]) snapshotGroup(dst []byte, g int, kc codec.Codec[K]) ([]byte, error) {
+func (t *heapTable[K, S]) snapshotGroup(dst []byte, g int, kc codec.Codec[K]) ([]byte, error) {
 	sc, err := codec.For[S]()
 	if err != nil {
 		return dst, err
@@ -153,7 +149,7 @@ func (t *table[K, S]) snapshotGroup(dst []byte, g int, kc codec.Codec[K]) ([]byt
 	return dst, nil
 }
 
-func (t *table[K, S]) restoreGroup(g int, payload []byte, kc codec.Codec[K]) error {
+func (t *heapTable[K, S]) restoreGroup(g int, payload []byte, kc codec.Codec[K]) error {
 	sc, err := codec.For[S]()
 	if err != nil {
 		return err

@@ -6,88 +6,45 @@ import (
 	"github.com/weir-engine/weir/internal/codec"
 )
 
-// table stores the entries of one state: one Go map per local key group,
-// indexed by keyGroup - keyGroupStart. S is what a key maps to: the value of a
-// ValueState, the slice of a ListState, the inner map of a MapState, and so on.
+// table stores the entries of one state per local key group (indexed by
+// keyGroup - keyGroupStart). S is what a key maps to: the value of a
+// ValueState, the slice of a ListState, the inner map of a MapState, and so
+// on. The heap backend keeps them in Go maps (heapTable), the Pebble
+// backend in an LSM tree (kvTable).
 //
-// The maps are allocated on the first write to their key group, so a backend
-// that owns many key groups but sees few keys stays small. An entry exists
-// only while its key has state: every state deletes the entry when the key's
-// state becomes empty.
-type table[K comparable, S any] struct {
-	groups []map[K]S
-}
-
-func newTable[K comparable, S any](numGroups int) table[K, S] {
-	return table[K, S]{groups: make([]map[K]S, numGroups)}
-}
-
-// lookup returns the entry of k in local key group g. A nil map reads as
-// empty, so no allocation happens on reads.
-func (t *table[K, S]) lookup(g int, k K) (S, bool) {
-	s, ok := t.groups[g][k]
-	return s, ok
-}
-
-// store sets the entry of k in local key group g.
-func (t *table[K, S]) store(g int, k K, s S) {
-	m := t.groups[g]
-	if m == nil {
-		m = make(map[K]S)
-		t.groups[g] = m
-	}
-	m[k] = s
-}
-
-// remove deletes the entry of k in local key group g. The group's map is
-// kept, even when empty, because keys of a key group typically come and go
-// (a window's state is cleared and the next window's is written).
-func (t *table[K, S]) remove(g int, k K) {
-	delete(t.groups[g], k)
-}
-
-// The methods below implement registered: what the backend needs to know
-// about a state without knowing its value type.
-
-func (t *table[K, S]) numEntries() int {
-	n := 0
-	for _, m := range t.groups {
-		n += len(m)
-	}
-	return n
-}
-
-func (t *table[K, S]) contains(g int, k K) bool {
-	_, ok := t.groups[g][k]
-	return ok
-}
-
-func (t *table[K, S]) appendKeys(g int, dst []K) []K {
-	for k := range t.groups[g] {
-		dst = append(dst, k)
-	}
-	return dst
-}
-
-func (t *table[K, S]) keys(g int) iter.Seq[K] {
-	return func(yield func(K) bool) {
-		for k := range t.groups[g] {
-			if !yield(k) {
-				return
-			}
-		}
-	}
+// Every state writes through store or remove after changing what a key
+// maps to, even when it changed a value it got from lookup in place (a
+// MapState's inner map): the heap table needs it for copy-on-write, the
+// Pebble table to write the new bytes.
+type table[K comparable, S any] interface {
+	// lookup returns the entry of k in local key group g.
+	lookup(g int, k K) (S, bool)
+	// lookupForWrite is lookup for a caller that will change the entry in
+	// place and then store it.
+	lookupForWrite(g int, k K) (S, bool)
+	// store sets the entry of k in local key group g.
+	store(g int, k K, s S)
+	// remove deletes the entry of k in local key group g.
+	remove(g int, k K)
+	registered[K]
 }
 
 // registered is the type-erased view of a state's table that the backend
-// keeps in its registry; every *table implements it.
+// keeps in its registry; every table implements it.
 type registered[K comparable] interface {
+	// snapshotGroup appends the payload of local key group g (see
+	// snapshot.go) to dst.
 	snapshotGroup(dst []byte, g int, kc codec.Codec[K]) ([]byte, error)
+	// restoreGroup adds the entries of a payload to local key group g.
 	restoreGroup(g int, payload []byte, kc codec.Codec[K]) error
 	numEntries() int
 	contains(g int, k K) bool
 	appendKeys(g int, dst []K) []K
 	keys(g int) iter.Seq[K]
+	// capture returns a view of the table as it is now that stays
+	// unchanged by later writes and may be read on another goroutine
+	// (heap tables; nil for tables whose backend captures itself).
+	capture() registered[K]
 }
 
 // entry is one registered state: the typed state handed to the operator
@@ -95,4 +52,13 @@ type registered[K comparable] interface {
 type entry[K comparable] struct {
 	state any
 	table registered[K]
+}
+
+// newTable returns the table of a new state of backend b: on the heap, or
+// in b's Pebble store.
+func newTable[K comparable, S any](b *KeyedBackend[K], name string, deep func(S) S) table[K, S] {
+	if b.kv != nil {
+		return newKVTable[K, S](b, name)
+	}
+	return newHeapTable[K, S](b.numGroups(), deep)
 }

@@ -1,0 +1,166 @@
+package state
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+
+	"github.com/cockroachdb/pebble"
+)
+
+// kvStore is the Pebble database behind a Pebble-backed KeyedBackend, in a
+// local directory that the backend owns and removes when it closes.
+//
+// Every entry of every state is one Pebble key:
+//
+//	2 bytes   key group, big endian
+//	uvarint   len(state name), state name
+//	...       the codec encoding of the key
+//
+// and its value is the codec encoding of what the key maps to (V, []V or
+// map[UK]UV). Key groups come first so that the entries of a key-group
+// range are one contiguous span: a restore at another parallelism copies
+// the span it owns out of each old database, and a key group's section of
+// a savepoint is one scan.
+//
+// The write-ahead log is off: a checkpoint flushes the memtable and takes
+// Pebble's own checkpoint (hard links to the immutable SST files), and
+// recovery restores from checkpoints, never from a crashed local directory.
+type kvStore struct {
+	db  *pebble.DB
+	dir string
+	// key and val are scratch buffers; the backend is used from one
+	// goroutine.
+	key, val []byte
+}
+
+// pebbleOptions are the options Weir opens every state database with.
+func pebbleOptions(log *slog.Logger, readOnly bool) *pebble.Options {
+	if log == nil {
+		log = slog.Default()
+	}
+	return &pebble.Options{
+		DisableWAL: true,
+		ReadOnly:   readOnly,
+		Logger:     pebbleLogger{log},
+	}
+}
+
+func openKV(dir string, log *slog.Logger) (*kvStore, error) {
+	db, err := pebble.Open(dir, pebbleOptions(log, false))
+	if err != nil {
+		return nil, fmt.Errorf("state: open pebble at %s: %w", dir, err)
+	}
+	return &kvStore{db: db, dir: dir}, nil
+}
+
+func (s *kvStore) close() error {
+	err := s.db.Close()
+	if rerr := os.RemoveAll(s.dir); rerr != nil {
+		err = errors.Join(err, rerr)
+	}
+	if err != nil {
+		return fmt.Errorf("state: close pebble at %s: %w", s.dir, err)
+	}
+	return nil
+}
+
+// groupPrefix appends the 2-byte prefix of key group kg to dst.
+func groupPrefix(dst []byte, kg int) []byte {
+	return binary.BigEndian.AppendUint16(dst, uint16(kg))
+}
+
+// statePrefix appends the prefix of state name's entries in key group kg.
+func statePrefix(dst []byte, kg int, name string) []byte {
+	dst = groupPrefix(dst, kg)
+	dst = binary.AppendUvarint(dst, uint64(len(name)))
+	return append(dst, name...)
+}
+
+// prefixEnd returns the smallest key greater than every key with prefix p,
+// or nil if there is none (p is all 0xff).
+func prefixEnd(p []byte) []byte {
+	end := append([]byte(nil), p...)
+	for i := len(end) - 1; i >= 0; i-- {
+		if end[i] != 0xff {
+			end[i]++
+			return end[:i+1]
+		}
+	}
+	return nil
+}
+
+// spanOf returns the bounds of the key groups [start, end].
+func spanOf(start, end int) (lower, upper []byte) {
+	lower = groupPrefix(nil, start)
+	if end+1 <= 0xffff {
+		upper = groupPrefix(nil, end+1)
+	}
+	return lower, upper
+}
+
+// splitKey parses a Pebble key into key group, state name and key bytes.
+func splitKey(k []byte) (kg int, name string, key []byte, err error) {
+	if len(k) < 2 {
+		return 0, "", nil, fmt.Errorf("%w: pebble key of %d bytes", ErrCorruptSnapshot, len(k))
+	}
+	kg = int(binary.BigEndian.Uint16(k))
+	n, m := binary.Uvarint(k[2:])
+	if m <= 0 || uint64(len(k)-2-m) < n {
+		return 0, "", nil, fmt.Errorf("%w: pebble key with a bad state name", ErrCorruptSnapshot)
+	}
+	return kg, string(k[2+m : 2+m+int(n)]), k[2+m+int(n):], nil
+}
+
+// pebbleLogger sends Pebble's log to slog. Pebble calls Fatalf when it
+// cannot go on; that is a panic here, which fails the task.
+type pebbleLogger struct{ log *slog.Logger }
+
+func (l pebbleLogger) Infof(format string, args ...any) {
+	l.log.Debug("pebble: " + fmt.Sprintf(format, args...))
+}
+
+func (l pebbleLogger) Fatalf(format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	l.log.Error("pebble: " + msg)
+	panic("pebble: " + msg)
+}
+
+// CopyFromPebble copies the entries of the backend's key groups out of
+// the Pebble database in dir, a restored capture of a subtask that owned
+// other key groups before a rescale; the backend must be a Pebble backend.
+// dir is opened read-only and left as it is.
+func (b *KeyedBackend[K]) CopyFromPebble(dir string) error {
+	if b.kv == nil {
+		return fmt.Errorf("state: copy from pebble into a heap backend")
+	}
+	src, err := pebble.Open(dir, pebbleOptions(b.log, true))
+	if err != nil {
+		return fmt.Errorf("state: open restored pebble %s: %w", dir, err)
+	}
+	defer src.Close()
+	lower, upper := spanOf(b.start, b.end)
+	it, err := src.NewIter(&pebble.IterOptions{LowerBound: lower, UpperBound: upper})
+	if err != nil {
+		return fmt.Errorf("state: read restored pebble %s: %w", dir, err)
+	}
+	batch := b.kv.db.NewBatch()
+	for it.First(); it.Valid() && err == nil; it.Next() {
+		err = batch.Set(it.Key(), it.Value(), nil)
+		if err == nil && batch.Len() >= 4<<20 {
+			err = batch.Commit(pebble.NoSync)
+			_ = batch.Close()
+			batch = b.kv.db.NewBatch()
+		}
+	}
+	if err == nil {
+		err = batch.Commit(pebble.NoSync)
+	}
+	err = errors.Join(err, it.Close(), batch.Close())
+	if err != nil {
+		return fmt.Errorf("state: copy key groups [%d, %d] from %s: %w", b.start, b.end, dir, err)
+	}
+	return nil
+}

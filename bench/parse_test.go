@@ -35,3 +35,31 @@ PASS
 		t.Fatal(svg)
 	}
 }
+
+func TestRecoveryRows(t *testing.T) {
+	out := `pkg: github.com/weir-engine/weir/bench
+cpu: AMD EPYC
+BenchmarkFinalCheckpoint/no-checkpoints-2         	       3	  17280000 ns/op	         0.00118 s-after-last-record
+BenchmarkFinalCheckpoint/interval=1s-2            	       3	  22080000 ns/op	         0.00386 s-after-last-record
+BenchmarkFailover-2   	       3	1103397829 ns/op	         0.0005016 failover-s	         0.0004651 startup-s
+PASS
+`
+	rs, _ := parseBench(out)
+	if len(rs) != 3 || rs[2].Name != "BenchmarkFailover" || rs[2].Metrics["failover-s"] != 0.0005016 || rs[2].Metrics["startup-s"] != 0.0004651 {
+		t.Fatalf("parsed %+v", rs)
+	}
+	rows := recoveryRows(Report{Results: rs})
+	if len(rows) != 2 || rows[1].Value != "0.502 ms" || rows[1].Ratio < 1.07 || rows[1].Ratio > 1.08 {
+		t.Fatalf("rows %+v", rows)
+	}
+	doc := section(Report{Results: rs}, "docs/benchmarks")
+	for _, want := range []string{
+		"| failover time (restart from the latest checkpoint, embedded cluster)",
+		"| 0.502 ms | 0.465 ms (cold start",
+		"| 3.86 ms | 1.18 ms (no checkpoints) | 3.27x |",
+	} {
+		if !strings.Contains(doc, want) {
+			t.Fatalf("section lacks %q:\n%s", want, doc)
+		}
+	}
+}

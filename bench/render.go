@@ -92,6 +92,14 @@ func section(rep Report, plots string) string {
 		fmt.Fprintf(&b, "\n![Nexmark throughput](%s) ![Weir / limit](%s)\n\n",
 			relPlot(plots, "nexmark-throughput.svg"), relPlot(plots, "nexmark-ratio.svg"))
 	}
+	if rows := recoveryRows(rep); len(rows) > 0 {
+		b.WriteString("### Checkpoints and recovery (issues 3 and 4; baselines from the same run)\n\n")
+		b.WriteString("| figure | value | baseline | ratio |\n|---|---:|---:|---:|\n")
+		for _, r := range rows {
+			fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", r.Figure, r.Value, r.Baseline, ratio(r.Ratio))
+		}
+		b.WriteString("\n")
+	}
 	b.WriteString("### All benchmarks of the run\n\n| benchmark | figures |\n|---|---|\n")
 	other := append([]Result(nil), rep.Results...)
 	sort.SliceStable(other, func(i, j int) bool { return other[i].Package < other[j].Package })
@@ -112,6 +120,74 @@ func section(rep Report, plots string) string {
 	}
 	fmt.Fprintf(&b, "\n%s\n", endMarker)
 	return b.String()
+}
+
+// recoveryRow is one checkpoint or recovery figure beside its baseline.
+type recoveryRow struct {
+	Figure, Value, Baseline string
+	// Ratio is value / baseline (0: none).
+	Ratio float64
+}
+
+// recoveryRows gathers the FLIP-147 final checkpoint delay, the
+// checkpoint overhead and the failover time from the bench package's
+// results, in that order; figures the run lacks are left out.
+func recoveryRows(rep Report) []recoveryRow {
+	metric := func(name, unit string) (float64, bool) {
+		for _, r := range rep.Results {
+			if r.Package == benchPkg && r.Name == name {
+				v, ok := r.Metrics[unit]
+				return v, ok
+			}
+		}
+		return 0, false
+	}
+	div := func(a, b float64) float64 {
+		if b == 0 {
+			return 0
+		}
+		return a / b
+	}
+	var rows []recoveryRow
+	base, _ := metric("BenchmarkFinalCheckpoint/no-checkpoints", "s-after-last-record")
+	for _, interval := range []string{"1s", "1h"} {
+		if v, ok := metric("BenchmarkFinalCheckpoint/interval="+interval, "s-after-last-record"); ok {
+			rows = append(rows, recoveryRow{
+				Figure: "FLIP-147 final checkpoint: end of job after the last record, checkpoint interval " + interval,
+				Value:  seconds(v), Baseline: seconds(base) + " (no checkpoints)", Ratio: div(v, base),
+			})
+		}
+	}
+	off, _ := metric("BenchmarkCheckpointOverhead/no-checkpoints", "records/s")
+	if v, ok := metric("BenchmarkCheckpointOverhead/checkpoint-1s", "records/s"); ok {
+		rows = append(rows, recoveryRow{
+			Figure: "checkpoint overhead: keyed job, parallelism 2, aligned checkpoints every 1 s",
+			Value:  human(v) + " records/s", Baseline: human(off) + " records/s (no checkpoints)", Ratio: div(v, off),
+		})
+	}
+	if v, ok := metric("BenchmarkFailover", "failover-s"); ok {
+		start, _ := metric("BenchmarkFailover", "startup-s")
+		rows = append(rows, recoveryRow{
+			Figure: "failover time (restart from the latest checkpoint, embedded cluster): failure to the first record at the sink, restart delay 0",
+			Value:  seconds(v), Baseline: seconds(start) + " (cold start: submit to the first record at the sink)", Ratio: div(v, start),
+		})
+	}
+	return rows
+}
+
+// benchPkg is the import path of the bench package's benchmarks.
+const benchPkg = "github.com/weir-engine/weir/bench"
+
+// seconds formats a duration in seconds, in ms below a second.
+func seconds(v float64) string {
+	switch {
+	case v == 0:
+		return "—"
+	case v < 1:
+		return fmt.Sprintf("%.3g ms", v*1e3)
+	default:
+		return fmt.Sprintf("%.3g s", v)
+	}
 }
 
 func shortPkg(p string) string { return strings.TrimPrefix(p, "github.com/weir-engine/weir/") }

@@ -55,6 +55,8 @@ type Options struct {
 	// BufferTimeout bounds how long a record waits in a partly filled
 	// network buffer (default 100ms).
 	BufferTimeout time.Duration
+	// StateBackend is where keyed state lives (default the heap).
+	StateBackend StateBackend
 	// Restart is the restart strategy (default NoRestart).
 	Restart RestartStrategy
 	// Checkpoints enables checkpointing (nil: off).

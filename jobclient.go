@@ -46,7 +46,7 @@ func (e *Env) ExecuteAsync(ctx context.Context, name string) (*JobClient, error)
 	job := minicluster.Submit(jctx, jobID, jg, minicluster.Options{
 		TaskManagers:     e.opts.TaskManagers,
 		Slots:            e.opts.SlotsPerTaskManager,
-		Task:             task.Config{BufferTimeout: e.opts.BufferTimeout},
+		Task:             task.Config{BufferTimeout: e.opts.BufferTimeout, StateBackend: e.opts.StateBackend.config()},
 		Restart:          e.opts.Restart.strategy(cp != nil),
 		Checkpoints:      cp,
 		RestoreFrom:      e.opts.RestoreFrom,

@@ -1,6 +1,7 @@
 package weir
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/weir-engine/weir/internal/codec"
@@ -89,6 +90,11 @@ func (r *reduceOp[K, T]) Open(ctx *op.Context) error {
 		return err
 	}
 	return r.udfOperator.Open(ctx)
+}
+
+// Close closes the function and releases the state.
+func (r *reduceOp[K, T]) Close() error {
+	return errors.Join(r.udfOperator.Close(), r.closeBackend())
 }
 
 func (r *reduceOp[K, T]) ProcessElement(ts int64, v T) error {

@@ -1,8 +1,10 @@
 package weir
 
 import (
+	"errors"
 	"time"
 
+	"github.com/weir-engine/weir/internal/checkpoint/storage"
 	"github.com/weir-engine/weir/internal/keygroup"
 	"github.com/weir-engine/weir/internal/op"
 	"github.com/weir-engine/weir/internal/state"
@@ -22,15 +24,29 @@ type keyedBase[K comparable, N comparable] struct {
 	// wake cancels the pending processing-time wake-up; wakeAt is its time.
 	wake   func()
 	wakeAt int64
+	// workDir is the Pebble backend's working directory (nil on the heap).
+	workDir *workDir
+	// confirmed maps the SST files of the last completed checkpoint to
+	// their handles; inflight holds the snapshots of pending checkpoints
+	// (Pebble only; see keyedsnapshot.go).
+	confirmed map[string]storage.SharedFile
+	inflight  map[int64]*keyedSnapshot[K]
 }
 
 // open creates state and timers and restores them when the task starts
 // from a checkpoint.
 func (b *keyedBase[K, N]) open(ctx *op.Context) error {
 	b.ctx = ctx
-	b.backend = state.NewKeyedBackend[K](ctx.KeyGroups.Start, ctx.KeyGroups.End)
 	b.timers = timer.NewService[K, N]()
-	return b.restore(ctx.Restored)
+	err := b.openBackend(ctx)
+	if err == nil {
+		err = b.restore(ctx.Restored)
+	}
+	if err != nil {
+		// Close is not called after a failed Open.
+		return errors.Join(err, b.closeBackend())
+	}
+	return nil
 }
 
 // setKey makes k the current key of state and timers.
@@ -99,3 +115,12 @@ func (d TimeDomain) String() string {
 	}
 	return "event time"
 }
+
+// Every keyed operator hears of completed checkpoints (incremental state)
+// and releases its backend when closed.
+var (
+	_ op.CheckpointListener = (*reduceOp[int, int])(nil)
+	_ op.CheckpointListener = (*processInput[int, int, int])(nil)
+	_ op.CheckpointListener = (*windowOp[int, int, int, int])(nil)
+	_ op.CheckpointListener = (*coProcessOp[int, int, int, int])(nil)
+)

@@ -137,6 +137,9 @@ func engineOptions(req cli.RunRequest) []Option {
 	if e.FromSavepoint != "" {
 		opts = append(opts, WithRestoreFrom(absLocation(e.FromSavepoint), false))
 	}
+	if e.StateBackend == "pebble" {
+		opts = append(opts, WithStateBackend(StateBackend{Kind: Pebble, Incremental: e.Incremental, LocalDir: e.StateDir}))
+	}
 	return opts
 }
 

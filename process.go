@@ -192,7 +192,9 @@ func (p *processOp[K, R]) ProcessWatermark(wm int64) error {
 }
 
 func (p *processOp[K, R]) Finish() error { return udf{fn: p.fn}.finish() }
-func (p *processOp[K, R]) Close() error  { return udf{fn: p.fn}.close() }
+func (p *processOp[K, R]) Close() error {
+	return errors.Join(udf{fn: p.fn}.close(), p.closeBackend())
+}
 
 func (c *KeyedContext[K, R]) takeErr() error {
 	err := c.err

@@ -198,6 +198,9 @@ func (w *windowOp[K, T, A, O]) Open(ctx *op.Context) error {
 	return nil
 }
 
+// Close releases the state.
+func (w *windowOp[K, T, A, O]) Close() error { return w.closeBackend() }
+
 func (w *windowOp[K, T, A, O]) ProcessElement(ts int64, v T) error {
 	if ts == op.NoTimestamp {
 		return errors.New("element has no event timestamp: assign timestamps and watermarks before windows")

@@ -30,6 +30,12 @@ type EngineFlags struct {
 	CheckpointDir      string
 	// FromSavepoint is a savepoint (or retained checkpoint) to start from.
 	FromSavepoint string
+	// StateBackend is "hashmap" or "pebble" ("" means hashmap);
+	// Incremental makes Pebble checkpoints incremental; StateDir is where
+	// Pebble keeps its working files (default: the temporary directory).
+	StateBackend string
+	Incremental  bool
+	StateDir     string
 	// RestAddr is where the REST API is served while the job runs
 	// (HOST:PORT; an empty host means 127.0.0.1, port 0 a free port); ""
 	// means no REST server.
@@ -102,6 +108,30 @@ var engineFlags = []engineFlag{
 				return fmt.Errorf("want a path")
 			}
 			f.FromSavepoint = v
+			return nil
+		}},
+	{name: "state-backend", arg: "hashmap|pebble", usage: "where keyed state lives: hashmap (the heap, default) or pebble (an LSM tree on local disk)",
+		set: func(f *EngineFlags, v string) error {
+			if v != "hashmap" && v != "pebble" {
+				return fmt.Errorf("want hashmap or pebble")
+			}
+			f.StateBackend = v
+			return nil
+		}},
+	{name: "incremental", usage: "incremental checkpoints of the pebble state backend: upload only new SST files",
+		set: func(f *EngineFlags, v string) (err error) {
+			f.Incremental, err = strconv.ParseBool(v)
+			if err != nil {
+				return fmt.Errorf("want true or false")
+			}
+			return nil
+		}},
+	{name: "state-dir", arg: "DIR", usage: "local working directory of the pebble state backend (default: the temporary directory)",
+		set: func(f *EngineFlags, v string) error {
+			if v == "" {
+				return fmt.Errorf("want a directory")
+			}
+			f.StateDir = v
 			return nil
 		}},
 	{name: "rest-addr", arg: "HOST:PORT", usage: "serve the REST API (for list, cancel, savepoint, stop) at HOST:PORT while the job runs; port 0 picks one",
@@ -199,6 +229,9 @@ func ParseRunArgs(args []string) (RunArgs, error) {
 	}
 	if r.Engine.CheckpointDir != "" && r.Engine.CheckpointInterval == 0 {
 		return r, fmt.Errorf("--checkpoint-dir needs --checkpoint-interval")
+	}
+	if (r.Engine.Incremental || r.Engine.StateDir != "") && r.Engine.StateBackend != "pebble" {
+		return r, fmt.Errorf("--incremental and --state-dir need --state-backend pebble")
 	}
 	return r, nil
 }

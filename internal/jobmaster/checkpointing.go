@@ -3,7 +3,9 @@ package jobmaster
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -11,7 +13,6 @@ import (
 	"github.com/weir-engine/weir/internal/checkpoint"
 	"github.com/weir-engine/weir/internal/checkpoint/storage"
 	"github.com/weir-engine/weir/internal/graph"
-	"github.com/weir-engine/weir/internal/keygroup"
 	"github.com/weir-engine/weir/internal/network"
 	"github.com/weir-engine/weir/internal/op"
 	"github.com/weir-engine/weir/internal/restore"
@@ -50,6 +51,9 @@ type (
 		task    checkpoint.TaskID
 		err     error
 		attempt int
+		// partial holds what the task wrote before its write failed: its
+		// shared files must not be left behind.
+		partial map[string]storage.SubtaskState
 	}
 	endOfDataEvent struct {
 		task    checkpoint.TaskID
@@ -83,6 +87,110 @@ type checkpointing struct {
 	// coordinators holds the split enumerators' snapshots per pending
 	// checkpoint, by operator uid.
 	coordinators map[int64]map[string][]byte
+	// registry counts the references of retained checkpoints to the
+	// shared files of incremental backends; pendingShared holds the
+	// shared files the acknowledgements of each pending checkpoint
+	// reference, registered when it completes.
+	registry      *storage.SharedStateRegistry
+	pendingShared map[int64][]storage.SharedFile
+}
+
+// acknowledged records the shared files an acknowledgement references. An
+// acknowledgement that arrives after its checkpoint ended (failed, or of
+// an attempt that a failover replaced) is not part of any checkpoint: the
+// files it uploaded are deleted at once.
+func (jm *JobMaster) acknowledged(id int64, states map[string]storage.SubtaskState) {
+	jm.cp.recordShared(id, states)
+	if _, pending := jm.cp.dirs.Load(id); !pending {
+		jm.releaseShared(id, false)
+	}
+}
+
+// recordShared adds the shared files of states to checkpoint id's.
+func (cp *checkpointing) recordShared(id int64, states map[string]storage.SubtaskState) {
+	for _, st := range states {
+		for _, h := range st.Keyed {
+			for _, f := range h.Shared {
+				if f.IsShared() {
+					cp.pendingShared[id] = append(cp.pendingShared[id], f)
+				}
+			}
+		}
+	}
+}
+
+// dropUnfinishedShared removes, when the JobMaster stops, the directories
+// of checkpoints still pending and the shared files of checkpoints that
+// never completed: those of the acknowledgements and
+// declines still queued, and those of pending checkpoints. The loop has
+// ended and every background write returned, so nothing else uses them.
+func (jm *JobMaster) dropUnfinishedShared() {
+	cp := jm.cp
+	// A checkpoint whose metadata was written but whose completion the
+	// loop did not see is complete on disk: its files stay.
+	committed := map[int64]bool{}
+	cp.dirs.Range(func(id, dir any) bool {
+		err := dir.(*storage.CheckpointDir).Abort(context.Background())
+		switch {
+		case errors.Is(err, storage.ErrCommitted):
+			committed[id.(int64)] = true
+		case err != nil:
+			jm.log.Warn("abort an unfinished checkpoint", "id", id, "err", err)
+		}
+		cp.dirs.Delete(id)
+		return true
+	})
+	for _, ev := range jm.events.PopAll() {
+		switch e := ev.(type) {
+		case ackEvent:
+			cp.recordShared(e.id, e.states)
+		case declineEvent:
+			cp.recordShared(e.id, e.partial)
+		}
+	}
+	for id := range committed {
+		cp.registry.Register(id, cp.pendingShared[id])
+	}
+	var unused []storage.SharedFile
+	for _, files := range cp.pendingShared {
+		for _, f := range files {
+			if !cp.registry.Has(f.Path) {
+				unused = append(unused, f)
+			}
+		}
+	}
+	cp.pendingShared = map[int64][]storage.SharedFile{}
+	if len(unused) > 0 {
+		if err := cp.opts.Storage.DeleteShared(context.Background(), jm.jobID, unused); err != nil {
+			jm.log.Warn("delete shared state files of unfinished checkpoints", "err", err)
+		}
+	}
+}
+
+// releaseShared deletes, in the background, the shared files of
+// checkpoint id that no retained checkpoint references any more: after a
+// subsume or discard (unregister), or when a pending checkpoint failed
+// after tasks uploaded new files (unregister false).
+func (jm *JobMaster) releaseShared(id int64, unregister bool) {
+	cp := jm.cp
+	var unused []storage.SharedFile
+	if unregister {
+		unused = cp.registry.Unregister(id)
+	}
+	for _, f := range cp.pendingShared[id] {
+		if !cp.registry.Has(f.Path) && !slices.Contains(unused, f) {
+			unused = append(unused, f)
+		}
+	}
+	delete(cp.pendingShared, id)
+	if len(unused) == 0 {
+		return
+	}
+	jm.background(func() {
+		if err := cp.opts.Storage.DeleteShared(context.Background(), jm.jobID, unused); err != nil {
+			jm.log.Warn("delete shared state files", "checkpoint", id, "err", err)
+		}
+	})
 }
 
 func topology(jg *graph.JobGraph) *checkpoint.Topology {
@@ -195,6 +303,8 @@ func (jm *JobMaster) performCheckpoint(ctx context.Context, action checkpoint.Ac
 			}
 			return
 		}
+		cp.registry.Register(a.ID, cp.pendingShared[a.ID])
+		delete(cp.pendingShared, a.ID)
 		cp.locations[a.ID] = a.Location
 		cp.completed++
 		cp.latest, cp.latestID = a.Location, a.ID
@@ -205,18 +315,21 @@ func (jm *JobMaster) performCheckpoint(ctx context.Context, action checkpoint.Ac
 			if v, ok := cp.dirs.LoadAndDelete(a.ID); ok {
 				jm.background(func() { _ = v.(*storage.CheckpointDir).Abort(context.Background()) })
 			}
+			jm.releaseShared(a.ID, false)
 		}
 		jm.log.Warn("checkpoint failed", "id", a.ID, "kind", a.Kind, "reason", a.Reason)
 		cp.savepointEnded(a.ID, a.Kind, "", a.Reason)
 	case checkpoint.Discard:
 		cp.dirs.Delete(a.ID)
 		jm.background(func() { _ = cp.opts.Storage.Discard(context.Background(), a.Location) })
+		jm.releaseShared(a.ID, true)
 	case checkpoint.Subsumed:
 		for _, id := range a.IDs {
 			if loc, ok := cp.locations[id]; ok {
 				delete(cp.locations, id)
 				jm.background(func() { _ = cp.opts.Storage.Discard(context.Background(), loc) })
 			}
+			jm.releaseShared(id, true)
 		}
 	case checkpoint.NotifyComplete:
 		jm.notify(a.Tasks, a.ID, true)
@@ -332,7 +445,7 @@ func (r *responder) Acknowledge(s *task.Snapshot) {
 	r.jm.background(func() {
 		states, err := r.write(s)
 		if err != nil {
-			r.jm.events.Push(declineEvent{id: s.CheckpointID, task: r.task, attempt: r.attempt, err: err})
+			r.jm.events.Push(declineEvent{id: s.CheckpointID, task: r.task, attempt: r.attempt, err: err, partial: states})
 			return
 		}
 		r.jm.events.Push(ackEvent{id: s.CheckpointID, task: r.task, states: states, attempt: r.attempt})
@@ -350,6 +463,7 @@ func (r *responder) EndOfData() {
 // write stores the snapshot's streams and returns the subtask state of
 // each operator.
 func (r *responder) write(s *task.Snapshot) (map[string]storage.SubtaskState, error) {
+	defer s.Release()
 	v, ok := r.jm.cp.dirs.Load(s.CheckpointID)
 	if !ok {
 		return nil, fmt.Errorf("checkpoint %d is no longer pending", s.CheckpointID)
@@ -360,11 +474,12 @@ func (r *responder) write(s *task.Snapshot) (map[string]storage.SubtaskState, er
 		snap := s.Operators[n.UID]
 		st := storage.SubtaskState{Index: r.task.Subtask}
 		if snap != nil {
-			if len(snap.KeyGroups) > 0 {
-				rg := keygroup.RangeFor(n.MaxParallelism, r.vertex.Parallelism, r.task.Subtask)
-				h, err := writeKeyed(r.ctx, dir, fmt.Sprintf("v%d-o%d-s%d-keyed", r.vertex.ID, i, r.task.Subtask), rg, snap.KeyGroups)
+			if snap.Keyed != nil {
+				h, err := snap.Keyed.Write(r.ctx, dir, fmt.Sprintf("v%d-o%d-s%d-keyed", r.vertex.ID, i, r.task.Subtask))
 				if err != nil {
-					return nil, err
+					// h holds the shared files written before the error.
+					out[n.UID] = storage.SubtaskState{Keyed: []storage.KeyedStateHandle{h}}
+					return out, err
 				}
 				st.Keyed = []storage.KeyedStateHandle{h}
 			}
@@ -392,22 +507,6 @@ func (r *responder) write(s *task.Snapshot) (map[string]storage.SubtaskState, er
 		}
 	}
 	return out, nil
-}
-
-// writeKeyed writes the key group sections of rg as one stream, with the
-// offset of every key group (empty groups take no bytes).
-func writeKeyed(ctx context.Context, dir *storage.CheckpointDir, name string, rg keygroup.Range, groups map[int][]byte) (storage.KeyedStateHandle, error) {
-	var buf []byte
-	offsets := make([]int64, rg.Len())
-	for kg := rg.Start; kg <= rg.End; kg++ {
-		offsets[kg-rg.Start] = int64(len(buf))
-		buf = append(buf, groups[kg]...)
-	}
-	h, err := dir.WriteState(ctx, name, bytes.NewReader(buf))
-	if err != nil {
-		return storage.KeyedStateHandle{}, fmt.Errorf("write keyed state: %w", err)
-	}
-	return storage.KeyedStateHandle{KeyGroupStart: rg.Start, KeyGroupEnd: rg.End, Offsets: offsets, Stream: h}, nil
 }
 
 func listMode(m op.ListMode) storage.Mode {

@@ -136,6 +136,8 @@ func New(jobID string, jg *graph.JobGraph, tms []TaskManager, net *network.Regis
 		jm.cp = &checkpointing{opts: *c, coord: coord, kinds: map[int64]checkpoint.Kind{}, locations: map[int64]string{}}
 		jm.cp.savepoints.byID = map[int64]SavepointRequest{}
 		jm.cp.coordinators = map[int64]map[string][]byte{}
+		jm.cp.registry = storage.NewSharedStateRegistry()
+		jm.cp.pendingShared = map[int64][]storage.SharedFile{}
 	}
 	for _, tm := range tms {
 		jm.tms[tm.ID()] = tm
@@ -158,6 +160,9 @@ func (jm *JobMaster) Run(ctx context.Context) Result {
 		}
 		cancelIO()
 		jm.wg.Wait()
+		if jm.cp != nil {
+			jm.dropUnfinishedShared()
+		}
 		jm.net.ReleaseJob(jm.jobID, jm.sched.Generation())
 	}()
 	jm.sched.Step(scheduler.Start{Free: jm.free})
@@ -223,10 +228,16 @@ func (jm *JobMaster) handle(ctx context.Context, ev any) {
 		jm.metrics = make(map[scheduler.ExecutionID]taskmanager.Report)
 		jm.sched.Step(scheduler.Restart{})
 	case ackEvent:
+		if jm.cp != nil {
+			jm.acknowledged(e.id, e.states)
+		}
 		if e.attempt == gen {
 			jm.stepCheckpoint(ctx, checkpoint.Ack{ID: e.id, Task: e.task, State: e.states, Now: now})
 		}
 	case declineEvent:
+		if jm.cp != nil {
+			jm.acknowledged(e.id, e.partial)
+		}
 		if e.attempt == gen {
 			jm.stepCheckpoint(ctx, checkpoint.Decline{ID: e.id, Task: e.task, Reason: e.err, Now: now})
 		}
@@ -315,6 +326,18 @@ func (jm *JobMaster) failGeneration(a scheduler.Deploy, err error) {
 // restoreState finds what a generation starts from: nil for a fresh start.
 func (jm *JobMaster) restoreState(ctx context.Context, generation int) (*restored, error) {
 	opts := restore.Options{AllowNonRestored: jm.opts.AllowNonRestored}
+	if generation > 0 && jm.cp != nil && jm.cp.latest != "" {
+		// The coordinator's own record of the latest completed checkpoint:
+		// no listing, and a checkpoint whose metadata a commit is still
+		// writing (aborted by this very failover) is never picked.
+		st := jm.cp.opts.Storage
+		md, err := st.ReadMetadata(ctx, jm.cp.latest)
+		if err == nil {
+			jm.log.Info("restoring from checkpoint", "id", md.CheckpointID, "location", jm.cp.latest)
+			return jm.restoreFrom(ctx, st, md, jm.cp.latest, opts)
+		}
+		jm.log.Warn("the latest completed checkpoint is unreadable: looking for an older one", "location", jm.cp.latest, "err", err)
+	}
 	if generation > 0 && jm.cp != nil {
 		st := jm.cp.opts.Storage
 		md, loc, err := st.LatestCompleted(ctx, jm.jobID)

@@ -66,6 +66,23 @@ func (jm *JobMaster) restoreFrom(ctx context.Context, st *storage.Storage, md *s
 	if err != nil {
 		return nil, err
 	}
+	// Backend files are read where the snapshot's handles point. Later
+	// checkpoints of this job may reference them only if they are this
+	// job's own (tracked by its shared-state registry).
+	openShared := func(ctx context.Context, f storage.SharedFile) (io.ReadCloser, error) {
+		return st.ReadShared(ctx, location, f)
+	}
+	reusable := md.Kind == storage.KindCheckpoint && md.JobID == jm.jobID && jm.cp != nil
+	if reusable {
+		jm.cp.registry.RegisterMetadata(md)
+	}
+	for _, o := range ops {
+		for _, r := range o.Subtasks {
+			for i := range r.Native {
+				r.Native[i].Open, r.Native[i].Reusable = openShared, reusable
+			}
+		}
+	}
 	out := &restored{md: md, id: md.CheckpointID, location: location, inits: make(map[scheduler.ExecutionID]taskmanager.Init)}
 	for _, v := range jm.graph.Vertices {
 		head := ops[v.Head().UID]

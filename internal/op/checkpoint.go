@@ -1,5 +1,12 @@
 package op
 
+import (
+	"context"
+	"io"
+
+	"github.com/weir-engine/weir/internal/checkpoint/storage"
+)
+
 // Checkpointing, from an operator's side. At a checkpoint barrier the task
 // calls SnapshotState on every operator of its chain that implements
 // Snapshotter, on its own goroutine, before it forwards the barrier; the
@@ -32,9 +39,8 @@ type NamedList struct {
 
 // Snapshot is the state of one operator subtask at a checkpoint.
 type Snapshot struct {
-	// KeyGroups holds the keyed state of each owned key group that has
-	// any, keyed by key group.
-	KeyGroups map[int][]byte
+	// Keyed holds the keyed state, or nil.
+	Keyed KeyedSnapshot
 	// Lists holds operator list state.
 	Lists []NamedList
 }
@@ -44,6 +50,10 @@ type Restored struct {
 	CheckpointID int64
 	// KeyGroups holds the sections of the key groups this subtask owns.
 	KeyGroups map[int][]byte
+	// Native holds keyed state that a backend wrote in its own format (the
+	// files of an incremental checkpoint) whose key groups overlap this
+	// subtask's; the backend restores it before KeyGroups.
+	Native []NativeKeyed
 	// Lists holds the list state entries redistributed to this subtask.
 	Lists []NamedList
 }
@@ -59,6 +69,34 @@ func (r *Restored) List(name string) [][]byte {
 		}
 	}
 	return nil
+}
+
+// KeyedSnapshot is an operator's keyed state at a checkpoint, captured on
+// the task's goroutine at the barrier and written later on another: the
+// task goes on processing while its state is serialized and stored.
+type KeyedSnapshot interface {
+	// Write stores the state in dir, under names that start with name, and
+	// returns its handle. The runtime calls it at most once, then Release.
+	Write(ctx context.Context, dir *storage.CheckpointDir, name string) (storage.KeyedStateHandle, error)
+	// Release frees what the capture holds; it is called whether or not
+	// Write was.
+	Release()
+}
+
+// NativeKeyed is keyed state of one old subtask in a backend's own format.
+type NativeKeyed struct {
+	// KeyGroupStart and KeyGroupEnd are the key groups the old subtask
+	// owned.
+	KeyGroupStart, KeyGroupEnd int
+	// Files are the backend's files; SharedFile.Key is the backend's name.
+	Files []storage.SharedFile
+	// Open reads one of Files.
+	Open func(ctx context.Context, f storage.SharedFile) (io.ReadCloser, error)
+	// Reusable is set when the files belong to this job's own checkpoint
+	// storage and are tracked by its shared-state registry, so an
+	// incremental backend may reference them from later checkpoints
+	// instead of uploading them again.
+	Reusable bool
 }
 
 // Snapshotter is implemented by operators with state.

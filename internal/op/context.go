@@ -33,6 +33,8 @@ type Context struct {
 	// Splits asks the source's enumerator for splits (sources with dynamic
 	// split assignment only; nil otherwise).
 	Splits SplitRequester
+	// StateBackend says where keyed state lives.
+	StateBackend StateBackend
 	// Restored is the state to start from, or nil for a fresh start.
 	Restored *Restored
 	// SideOutputs holds an Output[S] per side-output tag id that has a
@@ -56,4 +58,18 @@ type TimerScheduler interface {
 type Mailbox interface {
 	// Put enqueues an action; it returns false when the task has ended.
 	Put(action func() error) bool
+}
+
+// StateBackend configures where keyed operators keep their state: on the
+// Go heap (the zero value, Flink's HashMapStateBackend) or in Pebble, an
+// LSM tree on local disk (Flink's EmbeddedRocksDBStateBackend).
+type StateBackend struct {
+	// Pebble selects the Pebble backend.
+	Pebble bool
+	// LocalDir is where Pebble backends make their working directories
+	// (os.TempDir() when empty).
+	LocalDir string
+	// Incremental makes Pebble checkpoints upload only the SST files that
+	// earlier completed checkpoints did not already hold.
+	Incremental bool
 }

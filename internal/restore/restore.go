@@ -164,6 +164,15 @@ func assignKeyed(o *Operator, old *storage.OperatorState, t Target, read Reader)
 				}
 				o.Subtasks[owner(kg)].KeyGroups[kg] = data[start:end]
 			}
+			if len(h.Shared) > 0 {
+				if h.KeyGroupEnd >= t.MaxParallelism {
+					return fmt.Errorf("%w: key group %d beyond max parallelism %d", ErrCorrupt, h.KeyGroupEnd, t.MaxParallelism)
+				}
+				native := op.NativeKeyed{KeyGroupStart: h.KeyGroupStart, KeyGroupEnd: h.KeyGroupEnd, Files: h.Shared}
+				for i := owner(h.KeyGroupStart); i <= owner(h.KeyGroupEnd); i++ {
+					o.Subtasks[i].Native = append(o.Subtasks[i].Native, native)
+				}
+			}
 		}
 	}
 	return nil

@@ -144,6 +144,7 @@ func (t *Task) buildChain(writers map[*graph.StreamEdge]network.Writer) error {
 			Mailbox:        t.mail,
 			SideOutputs:    sideOuts,
 			Checkpointing:  t.desc.Checkpointing,
+			StateBackend:   t.cfg.StateBackend,
 			Restored:       t.desc.Restored[n.UID],
 			Splits:         t.splitRequester(n),
 		}

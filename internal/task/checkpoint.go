@@ -37,6 +37,17 @@ type Snapshot struct {
 	ChannelState map[int][][]byte
 }
 
+// Release releases the keyed snapshots of every operator. Whoever ends up
+// holding a Snapshot (the responder once it wrote it, the task when it
+// drops one) calls it once.
+func (s *Snapshot) Release() {
+	for _, o := range s.Operators {
+		if o != nil && o.Keyed != nil {
+			o.Keyed.Release()
+		}
+	}
+}
+
 // Responder carries a task's checkpoint messages to the coordinator. Its
 // methods are called on the task's goroutine and must not block.
 type Responder interface {
@@ -138,7 +149,10 @@ func (t *Task) barrierActions() error {
 				return err
 			}
 		case barrier.AbortCheckpoint:
-			t.unaligned = nil
+			if t.unaligned != nil {
+				t.unaligned.snap.Release()
+				t.unaligned = nil
+			}
 			t.desc.Checkpoints.Decline(a.ID, fmt.Errorf("checkpoint %d aborted in %s: %s", a.ID, t.Name(), a.Reason))
 		case barrier.ForwardCancel:
 			if err := t.broadcast(network.CancelCheckpointMarker{ID: a.ID}); err != nil {
@@ -168,6 +182,7 @@ func (t *Task) snapshot(id, ts int64, b network.CheckpointBarrier, persist []int
 		}
 		state, err := sn.SnapshotState(id)
 		if err != nil {
+			s.Release()
 			err = c.attr(t)(fmt.Errorf("snapshot for checkpoint %d: %w", id, err))
 			t.desc.Checkpoints.Decline(id, err)
 			t.log.Warn("checkpoint declined", "id", id, "err", err)
@@ -188,6 +203,9 @@ func (t *Task) snapshot(id, ts int64, b network.CheckpointBarrier, persist []int
 	}
 	if len(persist) > 0 {
 		s.ChannelState = make(map[int][][]byte)
+		if t.unaligned != nil {
+			t.unaligned.snap.Release()
+		}
 		t.unaligned = &unalignedSnapshot{snap: s, waiting: make(map[int]bool)}
 		for _, ch := range persist {
 			t.unaligned.waiting[ch] = true
@@ -230,6 +248,6 @@ func (t *Task) channelStateDone(id int64, ch int) error {
 // discardResponder is the Responder of a job without checkpoints.
 type discardResponder struct{}
 
-func (discardResponder) Acknowledge(*Snapshot) {}
-func (discardResponder) Decline(int64, error)  {}
-func (discardResponder) EndOfData()            {}
+func (discardResponder) Acknowledge(s *Snapshot) { s.Release() }
+func (discardResponder) Decline(int64, error)    {}
+func (discardResponder) EndOfData()              {}

@@ -23,8 +23,10 @@ type Config struct {
 	// BufferTimeout bounds how long a record may wait in a partly filled
 	// buffer while the task is busy.
 	BufferTimeout time.Duration
-	Clock         clock.Clock
-	Logger        *slog.Logger
+	// StateBackend is where keyed operators keep their state.
+	StateBackend op.StateBackend
+	Clock        clock.Clock
+	Logger       *slog.Logger
 }
 
 func (c *Config) ensureDefaults() {
@@ -474,6 +476,10 @@ func (t *Task) closeOperators() error {
 // releases the input gate.
 func (t *Task) cleanup(err error) error {
 	t.timers.stopAll()
+	if t.unaligned != nil {
+		t.unaligned.snap.Release()
+		t.unaligned = nil
+	}
 	if cerr := t.closeOperators(); cerr != nil {
 		if err == nil {
 			err = cerr

@@ -2,6 +2,7 @@ package sequence_test
 
 import (
 	"context"
+	"os"
 	"testing"
 	"time"
 
@@ -21,15 +22,26 @@ func committedLines(t *testing.T, dir string) []string {
 }
 
 func TestExactlyOnceFileSinkWithFailure(t *testing.T) {
+	pebble := weir.StateBackend{Kind: weir.Pebble}
+	incremental := weir.StateBackend{Kind: weir.Pebble, Incremental: true}
 	for _, tt := range []struct {
 		name      string
 		unaligned bool
 		dynamic   bool
-	}{{"aligned", false, false}, {"unaligned", true, false}, {"dynamic-splits", false, true}} {
+		backend   weir.StateBackend
+	}{
+		{"heap-aligned", false, false, weir.StateBackend{}},
+		{"heap-unaligned", true, false, weir.StateBackend{}},
+		{"heap-dynamic-splits", false, true, weir.StateBackend{}},
+		{"pebble-aligned", false, false, pebble},
+		{"pebble-incremental-aligned", false, false, incremental},
+		{"pebble-incremental-unaligned", true, false, incremental},
+	} {
 		t.Run(tt.name, func(t *testing.T) {
 			cfg := sequence.Config{Keys: 10, RecordsPerKey: 300, Rate: 10000, ShortRecords: 20, FailAfter: 1000, DynamicSplits: tt.dynamic}
 			out := t.TempDir()
-			env := fileJob(t, cfg, out, weir.WithParallelism(2),
+			tt.backend.LocalDir = t.TempDir()
+			env := fileJob(t, cfg, out, weir.WithParallelism(2), weir.WithStateBackend(tt.backend),
 				weir.WithCheckpointing(weir.CheckpointConfig{Interval: 50 * time.Millisecond, Unaligned: tt.unaligned}),
 				weir.WithRestartStrategy(weir.FixedDelayRestart(3, 10*time.Millisecond)))
 			ctx := testContext(t)
@@ -45,6 +57,10 @@ func TestExactlyOnceFileSinkWithFailure(t *testing.T) {
 			}
 			if err := sequence.Verify(cfg, committedLines(t, out)); err != nil {
 				t.Fatalf("output is not exactly-once: %v", err)
+			}
+			// Every subtask removed its working directory.
+			if left, _ := os.ReadDir(tt.backend.LocalDir); len(left) > 0 {
+				t.Errorf("state directory not cleaned up: %d entries left", len(left))
 			}
 			t.Logf("%d checkpoints, %d failed, %v", res.Checkpoints.Completed, res.Checkpoints.Failed, res.Duration)
 		})

@@ -16,11 +16,16 @@ import (
 // unaligned: the committed rows are exactly-once.
 func TestExactlyOncePostgres(t *testing.T) {
 	srv := pgtest.Start(t)
-	for i, unaligned := range []bool{false, true} {
-		t.Run(fmt.Sprintf("unaligned=%v", unaligned), func(t *testing.T) {
+	for i, tt := range []struct {
+		unaligned bool
+		backend   weir.StateBackendKind
+	}{{false, weir.HashMap}, {true, weir.HashMap}, {false, weir.Pebble}, {true, weir.Pebble}} {
+		t.Run(fmt.Sprintf("%v-unaligned=%v", tt.backend, tt.unaligned), func(t *testing.T) {
+			unaligned := tt.unaligned
 			table := fmt.Sprintf("seq_%d", i)
 			cfg := sequence.Config{Keys: 8, RecordsPerKey: 300, Rate: 10000, ShortRecords: 12, FailAfter: 900}
 			env := weir.NewEnv(weir.WithParallelism(2),
+				weir.WithStateBackend(weir.StateBackend{Kind: tt.backend, Incremental: true, LocalDir: t.TempDir()}),
 				weir.WithCheckpointing(weir.CheckpointConfig{Interval: 50 * time.Millisecond, Unaligned: unaligned}),
 				weir.WithRestartStrategy(weir.FixedDelayRestart(3, 10*time.Millisecond)))
 			args := []string{"--keys", fmt.Sprint(cfg.Keys), "--records-per-key", fmt.Sprint(cfg.RecordsPerKey), "--rate", "10000",

@@ -11,11 +11,19 @@ import (
 // A job stopped with a savepoint resumes from it at another parallelism
 // with keyed counts continuing where they were: 1 -> 4 -> 2, the output of
 // the three runs together exactly-once.
+//
+// The three runs alternate the state backends: heap, then Pebble, then
+// heap, since savepoints do not depend on the backend.
 func TestRescaleThroughSavepoints(t *testing.T) {
 	cfg := sequence.Config{Keys: 20, RecordsPerKey: 300, Rate: 10000, ShortRecords: 15}
 	out, savepoints := t.TempDir(), t.TempDir()
 	run := func(p int, from string, stopAfter time.Duration) string {
-		opts := []weir.Option{weir.WithParallelism(p), weir.WithCheckpointing(weir.CheckpointConfig{Interval: time.Hour, Dir: t.TempDir()})}
+		backend := weir.StateBackend{}
+		if p == 4 {
+			backend = weir.StateBackend{Kind: weir.Pebble, Incremental: true, LocalDir: t.TempDir()}
+		}
+		opts := []weir.Option{weir.WithParallelism(p), weir.WithStateBackend(backend),
+			weir.WithCheckpointing(weir.CheckpointConfig{Interval: time.Hour, Dir: t.TempDir()})}
 		if from != "" {
 			opts = append(opts, weir.WithRestoreFrom(from, false))
 		}

@@ -36,10 +36,12 @@ func TestExactlyOnceSoak(t *testing.T) {
 		interval := time.Duration(10+r.IntN(60)) * time.Millisecond
 		unaligned := r.IntN(2) == 0
 		cfg.DynamicSplits = r.IntN(2) == 0
-		name := fmt.Sprintf("run%d-p%d-%v-unaligned=%v-dynamic=%v-fail@%d", i, p, interval, unaligned, cfg.DynamicSplits, cfg.FailAfter)
+		backend := weir.StateBackend{Kind: weir.StateBackendKind(r.IntN(2)), Incremental: r.IntN(2) == 0}
+		name := fmt.Sprintf("run%d-p%d-%v-unaligned=%v-dynamic=%v-%v-fail@%d", i, p, interval, unaligned, cfg.DynamicSplits, backend.Kind, cfg.FailAfter)
 		t.Run(name, func(t *testing.T) {
 			out := t.TempDir()
-			env := fileJob(t, cfg, out, weir.WithParallelism(p),
+			backend.LocalDir = t.TempDir()
+			env := fileJob(t, cfg, out, weir.WithParallelism(p), weir.WithStateBackend(backend),
 				weir.WithCheckpointing(weir.CheckpointConfig{Interval: interval, Unaligned: unaligned}),
 				weir.WithRestartStrategy(weir.FixedDelayRestart(3, 5*time.Millisecond)))
 			ctx := testContext(t)

@@ -97,6 +97,13 @@ func (r *SharedStateRegistry) Unregister(id int64) []SharedFile {
 	return unused
 }
 
+// Has reports whether a registered checkpoint references the shared file
+// at path.
+func (r *SharedStateRegistry) Has(path string) bool {
+	_, ok := r.files[path]
+	return ok
+}
+
 // Checkpoints returns the ids of the registered checkpoints, ascending.
 func (r *SharedStateRegistry) Checkpoints() []int64 {
 	ids := make([]int64, 0, len(r.checkpoints))

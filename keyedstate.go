@@ -1,0 +1,173 @@
+package weir
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+
+	"github.com/weir-engine/weir/internal/checkpoint/storage"
+	"github.com/weir-engine/weir/internal/op"
+	"github.com/weir-engine/weir/internal/state"
+)
+
+// The keyed state backend of a keyed operator subtask: created in open,
+// restored from a checkpoint's sections and, for Pebble, from the files of
+// the old subtasks, and released in close.
+
+var errNativeOnHeap = errors.New("weir: the checkpoint holds Pebble state files, and the job uses the heap state backend; restore with the Pebble backend, or take a savepoint (which is backend-independent) and restore from that")
+
+// openBackend creates the backend the configuration asks for and loads the
+// backend files of the restored state, if any.
+func (b *keyedBase[K, N]) openBackend(ctx *op.Context) error {
+	var native []op.NativeKeyed
+	if ctx.Restored != nil {
+		native = ctx.Restored.Native
+	}
+	rg := ctx.KeyGroups
+	if !ctx.StateBackend.Pebble {
+		if len(native) > 0 {
+			return errNativeOnHeap
+		}
+		b.backend = state.NewKeyedBackend[K](rg.Start, rg.End)
+		return nil
+	}
+	root := ctx.StateBackend.LocalDir
+	if root == "" {
+		root = os.TempDir()
+	}
+	if err := os.MkdirAll(root, 0o755); err != nil {
+		return fmt.Errorf("state directory: %w", err)
+	}
+	work, err := os.MkdirTemp(root, fmt.Sprintf("weir-%.8s-%s-%d-", ctx.JobID, safeName(ctx.UID), ctx.SubtaskIndex))
+	if err != nil {
+		return fmt.Errorf("state directory: %w", err)
+	}
+	b.workDir = &workDir{path: work}
+	b.workDir.refs.Store(1)
+	db := filepath.Join(work, "db")
+	// The state of the same key groups opens in place: the files become
+	// the new database, and an incremental backend goes on sharing them.
+	inPlace := len(native) == 1 && native[0].KeyGroupStart == rg.Start && native[0].KeyGroupEnd == rg.End
+	if inPlace {
+		if err := download(native[0], db); err != nil {
+			return err
+		}
+		if native[0].Reusable {
+			b.confirmed = map[string]storage.SharedFile{}
+			for _, f := range native[0].Files {
+				if strings.HasSuffix(f.Key, ".sst") && f.IsShared() {
+					b.confirmed[f.Key] = f
+				}
+			}
+		}
+	}
+	if b.backend, err = state.OpenPebble[K](rg.Start, rg.End, db, ctx.Logger); err != nil {
+		return err
+	}
+	if inPlace {
+		return nil
+	}
+	// After a rescale each old subtask's database is downloaded and the
+	// key groups this subtask owns are copied out of it.
+	for i, n := range native {
+		tmp := filepath.Join(work, fmt.Sprintf("restore-%d", i))
+		if err := download(n, tmp); err != nil {
+			return err
+		}
+		if err := b.backend.CopyFromPebble(tmp); err != nil {
+			return err
+		}
+		if err := os.RemoveAll(tmp); err != nil {
+			return fmt.Errorf("remove restored files: %w", err)
+		}
+	}
+	return nil
+}
+
+// closeBackend releases the backend and its hold on the working directory.
+func (b *keyedBase[K, N]) closeBackend() error {
+	var err error
+	if b.backend != nil {
+		err = b.backend.Close()
+	}
+	if b.workDir != nil {
+		err = errors.Join(err, b.workDir.release())
+		b.workDir = nil
+	}
+	return err
+}
+
+// workDir is a Pebble backend's working directory: the database and the
+// captures of checkpoints being written. The backend and every capture
+// not yet released hold a reference; the last to let go removes it, so a
+// subtask that ends while its last checkpoint is still uploading does not
+// pull the files from under the upload.
+type workDir struct {
+	path string
+	refs atomic.Int64
+}
+
+func (w *workDir) acquire() { w.refs.Add(1) }
+
+func (w *workDir) release() error {
+	if w.refs.Add(-1) == 0 {
+		return os.RemoveAll(w.path)
+	}
+	return nil
+}
+
+// download copies the files of n into dir under their backend names.
+func download(n op.NativeKeyed, dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("restore state files: %w", err)
+	}
+	for _, f := range n.Files {
+		if f.Key == "" || f.Key != filepath.Base(f.Key) || strings.HasPrefix(f.Key, ".") {
+			return fmt.Errorf("restore state files: %w: bad file name %q", storage.ErrCorrupt, f.Key)
+		}
+		if err := downloadFile(n, f, filepath.Join(dir, f.Key)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func downloadFile(n op.NativeKeyed, f storage.SharedFile, path string) error {
+	rc, err := n.Open(context.Background(), f)
+	if err != nil {
+		return fmt.Errorf("restore state file %s: %w", f.Key, err)
+	}
+	defer rc.Close()
+	out, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("restore state file %s: %w", f.Key, err)
+	}
+	_, err = io.Copy(out, rc)
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("restore state file %s: %w", f.Key, err)
+	}
+	return nil
+}
+
+// safeName keeps the letters, digits, '-' and '_' of s, for a directory
+// name.
+func safeName(s string) string {
+	var sb strings.Builder
+	for _, r := range s {
+		if r < 128 && (r == '-' || r == '_' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') {
+			sb.WriteRune(r)
+		}
+		if sb.Len() >= 24 {
+			break
+		}
+	}
+	return sb.String()
+}

@@ -66,11 +66,23 @@ func WithRestoreFrom(location string, allowNonRestored bool) Option {
 	return func(o *Options) { o.RestoreFrom, o.AllowNonRestored = location, allowNonRestored }
 }
 
-// CheckpointStats counts a job's checkpoints.
+// CheckpointStats counts a job's checkpoints and describes the latest.
 type CheckpointStats struct {
 	Completed, Failed int
 	// Latest is the location of the latest completed checkpoint.
 	Latest string
+	// LatestDuration is how long the latest completed checkpoint took,
+	// from its trigger to its completion.
+	LatestDuration time.Duration
+	// LatestSize is the bytes of state the latest completed checkpoint
+	// references; LatestUploaded the bytes written for it, less than
+	// LatestSize when incremental checkpoints reused files of earlier ones.
+	LatestSize, LatestUploaded int64
+}
+
+func checkpointStats(s jobmaster.CheckpointStats) CheckpointStats {
+	return CheckpointStats{Completed: s.Completed, Failed: s.Failed, Latest: s.Latest,
+		LatestDuration: s.LatestDuration, LatestSize: s.LatestSize, LatestUploaded: s.LatestUploaded}
 }
 
 func (c *CheckpointConfig) validate() error {

@@ -87,7 +87,7 @@ type JobStatus struct {
 func (c *JobClient) Status() JobStatus {
 	s := c.job.Status()
 	out := JobStatus{State: string(s.State), Restarts: s.Generation, Failure: s.Failure,
-		Checkpoints: CheckpointStats{Completed: s.Checkpoints.Completed, Failed: s.Checkpoints.Failed, Latest: s.Checkpoints.Latest}}
+		Checkpoints: checkpointStats(s.Checkpoints)}
 	for _, v := range s.Vertices {
 		out.Vertices = append(out.Vertices, VertexMetrics{Name: v.Name, Parallelism: v.Parallelism, RecordsIn: v.RecordsIn, RecordsOut: v.RecordsOut})
 	}
@@ -103,7 +103,7 @@ func (c *JobClient) Wait() (*Result, error) {
 	c.release()
 	c.cleanup()
 	out := &Result{JobID: c.jobID, JobName: c.name, Duration: res.Duration, Accumulators: c.env.accumulators.snapshot(), Restarts: res.Restarts,
-		Checkpoints: CheckpointStats{Completed: res.Checkpoints.Completed, Failed: res.Checkpoints.Failed, Latest: res.Checkpoints.Latest}}
+		Checkpoints: checkpointStats(res.Checkpoints)}
 	for _, v := range res.Vertices {
 		out.Vertices = append(out.Vertices, VertexMetrics{Name: v.Name, Parallelism: v.Parallelism, RecordsIn: v.RecordsIn, RecordsOut: v.RecordsOut})
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/weir-engine/weir/internal/checkpoint/storage"
 	"github.com/weir-engine/weir/internal/op"
+	"github.com/weir-engine/weir/internal/scheduler"
 	"github.com/weir-engine/weir/internal/state"
 )
 
@@ -31,7 +32,8 @@ func (b *keyedBase[K, N]) openBackend(ctx *op.Context) error {
 	rg := ctx.KeyGroups
 	if !ctx.StateBackend.Pebble {
 		if len(native) > 0 {
-			return errNativeOnHeap
+			// No restart can change the backend: fail the job.
+			return fmt.Errorf("%w: %w", scheduler.ErrUnrecoverable, errNativeOnHeap)
 		}
 		b.backend = state.NewKeyedBackend[K](rg.Start, rg.End)
 		return nil

@@ -29,7 +29,7 @@ type suite struct {
 
 var suites = []suite{
 	{Dir: ".", Pkg: "./bench", Bench: "Chained|Keyed|FinalCheckpoint|Failover", Quick: "3x", Full: "10x"},
-	{Dir: ".", Pkg: "./bench", Bench: "Wordcount|CheckpointOverhead", Quick: "1x", Full: "3x"},
+	{Dir: ".", Pkg: "./bench", Bench: "Wordcount|CheckpointOverhead|StateCheckpoint", Quick: "1x", Full: "3x"},
 	{Dir: ".", Pkg: "./internal/checkpoint", Bench: "CalculatePlan|NaivePlan", Quick: "3x", Full: "10x"},
 	{Dir: ".", Pkg: "./bench/nexmark/queries", Bench: "Queries", Quick: "1x", Full: "3x"},
 	{Dir: "bench/peers", Pkg: ".", Bench: ".", Quick: "1x", Full: "3x", Optional: true},

@@ -165,6 +165,25 @@ func recoveryRows(rep Report) []recoveryRow {
 			Value:  human(v) + " records/s", Baseline: human(off) + " records/s (no checkpoints)", Ratio: div(v, off),
 		})
 	}
+	if v, ok := metric("BenchmarkStateCheckpoint/pebble-incremental", "checkpoint-s"); ok {
+		full, _ := metric("BenchmarkStateCheckpoint/pebble-full", "checkpoint-s")
+		up, _ := metric("BenchmarkStateCheckpoint/pebble-incremental", "uploaded-MB")
+		fullUp, _ := metric("BenchmarkStateCheckpoint/pebble-full", "uploaded-MB")
+		size, _ := metric("BenchmarkStateCheckpoint/pebble-full", "state-MB")
+		rows = append(rows, recoveryRow{
+			Figure:   fmt.Sprintf("Pebble checkpoint of %.0f MB of keyed state after a trickle of updates: duration (MB uploaded)", size),
+			Value:    fmt.Sprintf("%s incremental (%.3g MB)", seconds(v), up),
+			Baseline: fmt.Sprintf("%s full (%.3g MB)", seconds(full), fullUp), Ratio: div(v, full),
+		})
+	}
+	if v, ok := metric("BenchmarkStateCheckpoint/heap", "checkpoint-s"); ok {
+		size, _ := metric("BenchmarkStateCheckpoint/heap", "state-MB")
+		full, _ := metric("BenchmarkStateCheckpoint/pebble-full", "checkpoint-s")
+		rows = append(rows, recoveryRow{
+			Figure: fmt.Sprintf("heap checkpoint of %.0f MB of keyed state (copy-on-write, written off the task)", size),
+			Value:  seconds(v), Baseline: seconds(full) + " (Pebble, full)", Ratio: div(v, full),
+		})
+	}
 	if v, ok := metric("BenchmarkFailover", "failover-s"); ok {
 		start, _ := metric("BenchmarkFailover", "startup-s")
 		rows = append(rows, recoveryRow{

@@ -93,6 +93,49 @@ type checkpointing struct {
 	// reference, registered when it completes.
 	registry      *storage.SharedStateRegistry
 	pendingShared map[int64][]storage.SharedFile
+	// started holds the trigger time and sizes the {size, uploaded} bytes
+	// of each pending checkpoint; latest* describe the latest completed.
+	started        map[int64]time.Time
+	sizes          map[int64][2]int64
+	latestDuration time.Duration
+	latestSize     int64
+	latestUploaded int64
+}
+
+// stats returns the checkpoint statistics of the job.
+func (cp *checkpointing) stats() CheckpointStats {
+	return CheckpointStats{Completed: cp.completed, Failed: cp.failed, Latest: cp.latest, LatestID: cp.latestID,
+		LatestDuration: cp.latestDuration, LatestSize: cp.latestSize, LatestUploaded: cp.latestUploaded}
+}
+
+// measure returns the bytes of state md references and the bytes written
+// for it: the shared files that no registered checkpoint held already
+// were written for it, the others reused.
+func (cp *checkpointing) measure(md *storage.Metadata) (size, uploaded int64) {
+	seen := map[string]bool{}
+	for _, o := range md.Operators {
+		for _, st := range o.Subtasks {
+			for _, h := range st.Keyed {
+				size += h.Stream.Size
+				uploaded += h.Stream.Size
+				for _, f := range h.Shared {
+					if seen[f.Path] {
+						continue
+					}
+					seen[f.Path] = true
+					size += f.Size
+					if !cp.registry.Has(f.Path) {
+						uploaded += f.Size
+					}
+				}
+			}
+			for _, h := range st.ChannelState {
+				size += h.Size
+				uploaded += h.Size
+			}
+		}
+	}
+	return size, uploaded
 }
 
 // acknowledged records the shared files an acknowledgement references. An
@@ -258,6 +301,7 @@ func (jm *JobMaster) performCheckpoint(ctx context.Context, action checkpoint.Ac
 		}
 		cp.dirs.Store(a.ID, dir)
 		cp.kinds[a.ID] = a.Kind
+		cp.started[a.ID] = time.Now()
 		b := network.CheckpointBarrier{
 			ID: a.ID, Timestamp: a.Timestamp.UnixMilli(), Savepoint: a.Kind.IsSavepoint(), Drain: a.Kind == checkpoint.SavepointDrain,
 			Unaligned: cp.opts.Unaligned && !a.Kind.IsSavepoint(), AlignedTimeout: cp.opts.AlignedTimeout.Milliseconds(),
@@ -279,6 +323,8 @@ func (jm *JobMaster) performCheckpoint(ctx context.Context, action checkpoint.Ac
 			md.Operators[i].Coordinator = cp.coordinators[a.ID][md.Operators[i].UID]
 		}
 		delete(cp.coordinators, a.ID)
+		size, uploaded := cp.measure(md)
+		cp.sizes[a.ID] = [2]int64{size, uploaded}
 		if err := unionWithFinished(md); err != nil {
 			jm.events.Push(persistedEvent{id: a.ID, err: err})
 			return
@@ -293,6 +339,8 @@ func (jm *JobMaster) performCheckpoint(ctx context.Context, action checkpoint.Ac
 		}()
 	case checkpoint.Completed:
 		cp.dirs.Delete(a.ID)
+		defer delete(cp.started, a.ID)
+		defer delete(cp.sizes, a.ID)
 		jm.log.Info("checkpoint completed", "id", a.ID, "kind", a.Kind, "location", a.Location)
 		cp.savepointEnded(a.ID, a.Kind, a.Location, nil)
 		if a.Kind.IsSavepoint() {
@@ -305,12 +353,16 @@ func (jm *JobMaster) performCheckpoint(ctx context.Context, action checkpoint.Ac
 		}
 		cp.registry.Register(a.ID, cp.pendingShared[a.ID])
 		delete(cp.pendingShared, a.ID)
+		cp.latestDuration = time.Since(cp.started[a.ID])
+		cp.latestSize, cp.latestUploaded = cp.sizes[a.ID][0], cp.sizes[a.ID][1]
 		cp.locations[a.ID] = a.Location
 		cp.completed++
 		cp.latest, cp.latestID = a.Location, a.ID
 	case checkpoint.Failed:
 		if a.ID > 0 {
 			delete(cp.coordinators, a.ID)
+			delete(cp.started, a.ID)
+			delete(cp.sizes, a.ID)
 			cp.failed++
 			if v, ok := cp.dirs.LoadAndDelete(a.ID); ok {
 				jm.background(func() { _ = v.(*storage.CheckpointDir).Abort(context.Background()) })

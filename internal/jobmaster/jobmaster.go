@@ -52,6 +52,13 @@ type CheckpointStats struct {
 	// its id.
 	Latest   string
 	LatestID int64
+	// LatestDuration is how long the latest completed checkpoint took from
+	// its trigger to its completion; LatestSize is the bytes of state it
+	// references, LatestUploaded the bytes its tasks wrote for it (less
+	// than LatestSize when an incremental backend reused files).
+	LatestDuration time.Duration
+	LatestSize     int64
+	LatestUploaded int64
 }
 
 // Result is how a job ended.
@@ -138,6 +145,8 @@ func New(jobID string, jg *graph.JobGraph, tms []TaskManager, net *network.Regis
 		jm.cp.coordinators = map[int64]map[string][]byte{}
 		jm.cp.registry = storage.NewSharedStateRegistry()
 		jm.cp.pendingShared = map[int64][]storage.SharedFile{}
+		jm.cp.started = map[int64]time.Time{}
+		jm.cp.sizes = map[int64][2]int64{}
 	}
 	for _, tm := range tms {
 		jm.tms[tm.ID()] = tm
@@ -180,7 +189,7 @@ func (jm *JobMaster) Run(ctx context.Context) Result {
 				res := Result{JobID: jm.jobID, Status: a.Status, Err: a.Err, Duration: time.Since(start),
 					Vertices: jm.vertexMetrics(), Restarts: jm.restarts}
 				if jm.cp != nil {
-					res.Checkpoints = CheckpointStats{Completed: jm.cp.completed, Failed: jm.cp.failed, Latest: jm.cp.latest, LatestID: jm.cp.latestID}
+					res.Checkpoints = jm.cp.stats()
 				}
 				jm.publish()
 				return res
@@ -331,7 +340,7 @@ func (jm *JobMaster) restoreState(ctx context.Context, generation int) (*restore
 		// no listing, and a checkpoint whose metadata a commit is still
 		// writing (aborted by this very failover) is never picked.
 		st := jm.cp.opts.Storage
-		md, err := st.ReadMetadata(ctx, jm.cp.latest)
+		md, err := st.ReadVerified(ctx, jm.cp.latest)
 		if err == nil {
 			jm.log.Info("restoring from checkpoint", "id", md.CheckpointID, "location", jm.cp.latest)
 			return jm.restoreFrom(ctx, st, md, jm.cp.latest, opts)

@@ -28,7 +28,7 @@ func (jm *JobMaster) Status() Status {
 func (jm *JobMaster) publish() {
 	s := &Status{State: jm.sched.Status(), Generation: jm.sched.Generation(), Vertices: jm.vertexMetrics(), Failure: jm.sched.Failure()}
 	if jm.cp != nil {
-		s.Checkpoints = CheckpointStats{Completed: jm.cp.completed, Failed: jm.cp.failed, Latest: jm.cp.latest, LatestID: jm.cp.latestID}
+		s.Checkpoints = jm.cp.stats()
 	}
 	if s.Failure == nil && jm.lastFailure != nil {
 		s.Failure = jm.lastFailure

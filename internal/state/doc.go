@@ -1,5 +1,7 @@
-// Package state holds the keyed state of one keyed operator instance on the Go
-// heap, the Weir counterpart of Flink's HashMapStateBackend.
+// Package state holds the keyed state of one keyed operator instance, on the
+// Go heap (Flink's HashMapStateBackend) or in Pebble, an LSM tree on local
+// disk (Flink's EmbeddedRocksDBStateBackend), and captures it for
+// checkpoints.
 //
 // # What it owns
 //
@@ -7,13 +9,36 @@
 // the contiguous key-group range [start, end] handed out by the scheduler
 // (key groups are the unit of rescaling: max parallelism of them exist per
 // operator). The backend stores every registered state partitioned by key
-// group: each state keeps one Go map per local key group, so a later
-// checkpoint can snapshot, and a restore can redistribute, state one key group
-// at a time without touching the others.
+// group, so a checkpoint can snapshot, and a restore can redistribute, state
+// one key group at a time without touching the others.
 //
-// An access is one slice index (the current key group) plus one map lookup
-// keyed by K; keys are never boxed. Clearing a key's state deletes its map
-// entry, so state for keys that have gone away does not accumulate.
+// On the heap ([NewKeyedBackend]) each state keeps one Go map per local key
+// group: an access is one slice index (the current key group) plus one map
+// lookup keyed by K; keys are never boxed. In Pebble ([OpenPebble]) every
+// entry is one Pebble key, key group first (see kvstore.go), and every access
+// encodes or decodes with the codecs of K and the value; a MapState keeps a
+// key's whole map as one value. Clearing a key's state deletes its entry, so
+// state for keys that have gone away does not accumulate.
+//
+// # Checkpoints
+//
+// [KeyedBackend.Capture], called by the owner at a checkpoint barrier, is
+// cheap: the heap backend hands out its key-group maps and copies a group
+// on its next write (copy-on-write per key group, so the captured maps never
+// change), Pebble flushes its memtable and takes a Pebble checkpoint (hard
+// links to the immutable SST files). The [Capture] is then serialized into
+// key-group sections ([Capture.Section], the backend-independent format of
+// savepoints) or, for Pebble, uploaded as files ([Capture.Files]) on another
+// goroutine while the owner goes on. A restore reads sections back with
+// [KeyedBackend.RestoreKeyGroup] into either backend, and Pebble files with
+// [OpenPebble] on the downloaded directory (same key groups) or
+// [KeyedBackend.CopyFromPebble] (after a rescale).
+//
+// Values a heap state holds are shared with captures: a caller must not
+// change a value it read in place (the elements of a slice inside it, the
+// target of a pointer) but build a new one and write that, as Flink's heap
+// backend also requires. The states' own containers (a ListState's slice, a
+// MapState's map) are handled by the backend.
 //
 // The state kinds are Flink's: [ValueState], [ListState], [MapState],
 // [ReducingState] and [AggregatingState]. They are registered by name with

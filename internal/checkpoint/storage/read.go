@@ -51,6 +51,25 @@ func (s *Storage) ReadMetadata(ctx context.Context, location string) (*Metadata,
 	return md, nil
 }
 
+// ReadVerified reads the metadata at location and checks every file it
+// references as LatestCompleted does (Options.Verify): what a restart from
+// a known checkpoint calls, so that a damaged one is noticed before any
+// task restores from it.
+func (s *Storage) ReadVerified(ctx context.Context, location string) (*Metadata, error) {
+	store, dir, err := s.snapshotDir(ctx, location)
+	if err != nil {
+		return nil, fmt.Errorf("read metadata of %s: %w", location, err)
+	}
+	md, err := s.readMetadata(ctx, store, dir)
+	if err != nil {
+		return nil, fmt.Errorf("read metadata of %s: %w", location, err)
+	}
+	if err := s.verify(ctx, store, dir, md); err != nil {
+		return nil, fmt.Errorf("verify %s: %w", location, err)
+	}
+	return md, nil
+}
+
 func (s *Storage) readMetadata(ctx context.Context, store objectStore, dir string) (*Metadata, error) {
 	rc, err := store.get(ctx, joinKey(dir, MetadataFile))
 	if err != nil {

@@ -123,7 +123,7 @@ func (c *Capture[K]) PendingSection(dst []byte, kg int) []byte {
 // encodings a payload is made of.
 func (c *Capture[K]) kvPayloads(kg int) (map[string][]byte, error) {
 	if c.db == nil {
-		db, err := pebble.Open(c.dir, pebbleOptions(c.log, true))
+		db, err := openPebble(c.dir, c.log, true)
 		if err != nil {
 			return nil, fmt.Errorf("state: open pebble checkpoint %s: %w", c.dir, err)
 		}

@@ -8,6 +8,7 @@ import (
 	"os"
 
 	"github.com/cockroachdb/pebble"
+	"github.com/cockroachdb/pebble/bloom"
 )
 
 // kvStore is the Pebble database behind a Pebble-backed KeyedBackend, in a
@@ -36,20 +37,45 @@ type kvStore struct {
 	key, val []byte
 }
 
-// pebbleOptions are the options Weir opens every state database with.
-func pebbleOptions(log *slog.Logger, readOnly bool) *pebble.Options {
+// Sizes of a state database: its block cache and memtable. State access
+// is mostly point lookups of keys that may not exist yet (the first record
+// of a key), so every level has a bloom filter.
+const (
+	pebbleCacheBytes    = 32 << 20
+	pebbleMemTableBytes = 32 << 20
+	bloomBitsPerKey     = 10
+)
+
+// pebbleOptions are the options Weir opens every state database with; the
+// caller releases cache (cache.Unref) once the database is open.
+func pebbleOptions(log *slog.Logger, readOnly bool) (opts *pebble.Options, cache *pebble.Cache) {
 	if log == nil {
 		log = slog.Default()
 	}
-	return &pebble.Options{
-		DisableWAL: true,
-		ReadOnly:   readOnly,
-		Logger:     pebbleLogger{log},
+	cache = pebble.NewCache(pebbleCacheBytes)
+	opts = &pebble.Options{
+		DisableWAL:   true,
+		ReadOnly:     readOnly,
+		Logger:       pebbleLogger{log},
+		Cache:        cache,
+		MemTableSize: pebbleMemTableBytes,
+		Levels:       make([]pebble.LevelOptions, 7),
 	}
+	for i := range opts.Levels {
+		opts.Levels[i].FilterPolicy = bloom.FilterPolicy(bloomBitsPerKey)
+	}
+	return opts.EnsureDefaults(), cache
+}
+
+// openPebble opens the database in dir with Weir's options.
+func openPebble(dir string, log *slog.Logger, readOnly bool) (*pebble.DB, error) {
+	opts, cache := pebbleOptions(log, readOnly)
+	defer cache.Unref()
+	return pebble.Open(dir, opts)
 }
 
 func openKV(dir string, log *slog.Logger) (*kvStore, error) {
-	db, err := pebble.Open(dir, pebbleOptions(log, false))
+	db, err := openPebble(dir, log, false)
 	if err != nil {
 		return nil, fmt.Errorf("state: open pebble at %s: %w", dir, err)
 	}
@@ -136,7 +162,7 @@ func (b *KeyedBackend[K]) CopyFromPebble(dir string) error {
 	if b.kv == nil {
 		return fmt.Errorf("state: copy from pebble into a heap backend")
 	}
-	src, err := pebble.Open(dir, pebbleOptions(b.log, true))
+	src, err := openPebble(dir, b.log, true)
 	if err != nil {
 		return fmt.Errorf("state: open restored pebble %s: %w", dir, err)
 	}

@@ -8,6 +8,11 @@ import (
 
 // ValueState is one value per key. Accesses are for the key of the element
 // or timer being processed.
+//
+// A checkpoint may still be writing a value after the function returns
+// (the heap backend snapshots copy-on-write): do not change in place what
+// a value read from state refers to (a pointer's target, a slice's
+// elements, a map); build a new value and Update it.
 type ValueState[V any] interface {
 	// Value returns the value and whether there is one.
 	Value() (V, bool)

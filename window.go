@@ -94,7 +94,10 @@ func (ws WindowedStream[K, T]) SideOutputLateData(tag OutputTag[T]) WindowedStre
 }
 
 // AggregateFunction folds elements into an accumulator and turns it into a
-// result.
+// result. The accumulator lives in keyed state, which a checkpoint may
+// still be writing after Add returns: Add must not change in place what an
+// accumulator refers to (a pointer's target, a slice's elements, a map),
+// but return a new accumulator; a plain struct is copied and is safe.
 type AggregateFunction[T, A, R any] interface {
 	CreateAccumulator() A
 	Add(v T, acc A) (A, error)

@@ -66,8 +66,20 @@
 // # Drivers
 //
 // Non-file URLs are opened through gocloud.dev/blob's URL mux
-// (Options.URLMux, default blob.DefaultURLMux()). The drivers are linked by
-// blank imports in the binary's main package (gocloud.dev/blob/s3blob for
-// s3://, gcsblob for gs://); this package links none, so that the engine
-// does not carry every cloud SDK. Tests use memblob (mem://).
+// (Options.URLMux, default blob.DefaultURLMux()). This package links the S3
+// driver, gocloud.dev/blob/s3blob (drivers.go), so s3:// works in every
+// binary, for AWS and for S3-compatible stores, which the URL's query
+// points at:
+//
+//	s3://bucket/prefix?region=eu-west-1
+//	s3://bucket/prefix?endpoint=http://minio:9000&region=us-east-1&use_path_style=true
+//
+// The query is part of every location the Storage returns, so that a
+// savepoint's location opens the same store. Credentials come from the AWS
+// SDK's default chain (environment, shared files, instance metadata), never
+// from the URL. Other drivers (gocloud.dev/blob/gcsblob for gs://, azureblob
+// for azblob://) are linked by blank imports in the binary's main package:
+// this package does not link them, so that the engine does not carry every
+// cloud SDK. Tests use memblob (mem://) and an S3 server in the test
+// process (gofakes3, over a loopback socket; s3_test.go).
 package storage

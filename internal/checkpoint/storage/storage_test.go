@@ -413,7 +413,7 @@ func TestOpenErrors(t *testing.T) {
 	}{
 		{"", "empty URL"},
 		{"file://host/x", "write file:///absolute/path"},
-		{"s3://bucket/prefix", `import _ "gocloud.dev/blob/s3blob"`},
+		{"azblob://container/prefix", `import _ "gocloud.dev/blob/azureblob"`},
 		{"gs://bucket", `import _ "gocloud.dev/blob/gcsblob"`},
 	}
 	for _, tt := range tests {

@@ -414,7 +414,7 @@ func TestOpenErrors(t *testing.T) {
 		{"", "empty URL"},
 		{"file://host/x", "write file:///absolute/path"},
 		{"azblob://container/prefix", `import _ "gocloud.dev/blob/azureblob"`},
-		{"gs://bucket", `import _ "gocloud.dev/blob/gcsblob"`},
+		{"oss://bucket/prefix", `no blob driver for "oss" URLs`},
 	}
 	for _, tt := range tests {
 		if _, err := storage.Open(ctx, tt.url, storage.Options{}); !errors.Is(err, storage.ErrInvalid) || !strings.Contains(err.Error(), tt.message) {

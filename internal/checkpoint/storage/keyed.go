@@ -1,9 +1,10 @@
 package storage
 
 import (
-	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"io"
 )
 
 // WriteKeyGroups writes the sections of key groups [start, end] as one
@@ -14,19 +15,33 @@ func (d *CheckpointDir) WriteKeyGroups(ctx context.Context, name string, start, 
 	if end < start {
 		return KeyedStateHandle{}, fmt.Errorf("write keyed state %s: %w: key groups [%d, %d]", name, ErrInvalid, start, end)
 	}
-	var buf []byte
+	// The sections stream into the file as they are made, so a large
+	// state is never held twice in memory.
 	offsets := make([]int64, end-start+1)
-	for kg := start; kg <= end; kg++ {
-		offsets[kg-start] = int64(len(buf))
-		sec, err := section(kg)
-		if err != nil {
-			return KeyedStateHandle{}, fmt.Errorf("write keyed state %s: key group %d: %w", name, kg, err)
+	pr, pw := io.Pipe()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		var n int64
+		for kg := start; kg <= end; kg++ {
+			offsets[kg-start] = n
+			sec, err := section(kg)
+			if err != nil {
+				pw.CloseWithError(fmt.Errorf("key group %d: %w", kg, err))
+				return
+			}
+			if _, err := pw.Write(sec); err != nil {
+				return // the reader failed and said why
+			}
+			n += int64(len(sec))
 		}
-		buf = append(buf, sec...)
-	}
-	h, err := d.WriteState(ctx, name, bytes.NewReader(buf))
+		pw.Close()
+	}()
+	h, err := d.WriteState(ctx, name, pr)
+	pr.CloseWithError(errors.New("write keyed state: stopped")) // unblocks the writer if WriteState failed
+	<-done
 	if err != nil {
-		return KeyedStateHandle{}, fmt.Errorf("write keyed state: %w", err)
+		return KeyedStateHandle{}, fmt.Errorf("write keyed state %s: %w", name, err)
 	}
 	return KeyedStateHandle{KeyGroupStart: start, KeyGroupEnd: end, Offsets: offsets, Stream: h}, nil
 }

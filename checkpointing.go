@@ -78,11 +78,16 @@ type CheckpointStats struct {
 	// references; LatestUploaded the bytes written for it, less than
 	// LatestSize when incremental checkpoints reused files of earlier ones.
 	LatestSize, LatestUploaded int64
+	// UploadedTotal is the bytes written for all completed checkpoints of
+	// the job: with incremental checkpoints, about the state once plus what
+	// changed.
+	UploadedTotal int64
 }
 
 func checkpointStats(s jobmaster.CheckpointStats) CheckpointStats {
 	return CheckpointStats{Completed: s.Completed, Failed: s.Failed, Latest: s.Latest,
-		LatestDuration: s.LatestDuration, LatestSize: s.LatestSize, LatestUploaded: s.LatestUploaded}
+		LatestDuration: s.LatestDuration, LatestSize: s.LatestSize, LatestUploaded: s.LatestUploaded,
+		UploadedTotal: s.UploadedTotal}
 }
 
 func (c *CheckpointConfig) validate() error {

@@ -100,12 +100,14 @@ type checkpointing struct {
 	latestDuration time.Duration
 	latestSize     int64
 	latestUploaded int64
+	uploadedTotal  int64
 }
 
 // stats returns the checkpoint statistics of the job.
 func (cp *checkpointing) stats() CheckpointStats {
 	return CheckpointStats{Completed: cp.completed, Failed: cp.failed, Latest: cp.latest, LatestID: cp.latestID,
-		LatestDuration: cp.latestDuration, LatestSize: cp.latestSize, LatestUploaded: cp.latestUploaded}
+		LatestDuration: cp.latestDuration, LatestSize: cp.latestSize, LatestUploaded: cp.latestUploaded,
+		UploadedTotal: cp.uploadedTotal}
 }
 
 // measure returns the bytes of state md references and the bytes written
@@ -355,6 +357,7 @@ func (jm *JobMaster) performCheckpoint(ctx context.Context, action checkpoint.Ac
 		delete(cp.pendingShared, a.ID)
 		cp.latestDuration = time.Since(cp.started[a.ID])
 		cp.latestSize, cp.latestUploaded = cp.sizes[a.ID][0], cp.sizes[a.ID][1]
+		cp.uploadedTotal += cp.latestUploaded
 		cp.locations[a.ID] = a.Location
 		cp.completed++
 		cp.latest, cp.latestID = a.Location, a.ID

@@ -59,6 +59,8 @@ type CheckpointStats struct {
 	LatestDuration time.Duration
 	LatestSize     int64
 	LatestUploaded int64
+	// UploadedTotal is the bytes written for all completed checkpoints.
+	UploadedTotal int64
 }
 
 // Result is how a job ended.

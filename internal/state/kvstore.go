@@ -43,6 +43,7 @@ type kvStore struct {
 const (
 	pebbleCacheBytes    = 32 << 20
 	pebbleMemTableBytes = 32 << 20
+	pebbleLBaseBytes    = 8 << 20
 	bloomBitsPerKey     = 10
 )
 
@@ -59,7 +60,12 @@ func pebbleOptions(log *slog.Logger, readOnly bool) (opts *pebble.Options, cache
 		Logger:       pebbleLogger{log},
 		Cache:        cache,
 		MemTableSize: pebbleMemTableBytes,
-		Levels:       make([]pebble.LevelOptions, 7),
+		// A small base level keeps what a compaction of fresh data
+		// rewrites small: updates spread over every key group overlap
+		// every file of the base level, so its size bounds what an
+		// incremental checkpoint uploads after a compaction.
+		LBaseMaxBytes: pebbleLBaseBytes,
+		Levels:        make([]pebble.LevelOptions, 7),
 	}
 	for i := range opts.Levels {
 		opts.Levels[i].FilterPolicy = bloom.FilterPolicy(bloomBitsPerKey)

@@ -8,23 +8,19 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/weir-engine/weir/internal/keygroup"
 	"github.com/weir-engine/weir/internal/state"
 )
 
 func pebbleBackends(t *testing.T, p int) []*state.KeyedBackend[string] {
 	t.Helper()
-	var bs []*state.KeyedBackend[string]
-	for i := 0; i < p; i++ {
-		r := keygroup.RangeFor(maxP, p, i)
-		b, err := state.OpenPebble[string](r.Start, r.End, t.TempDir(), nil)
+	return backendsWith(p, func(start, end int) *state.KeyedBackend[string] {
+		b, err := state.OpenPebble[string](start, end, t.TempDir(), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { _ = b.Close() })
-		bs = append(bs, b)
-	}
-	return bs
+		return b
+	})
 }
 
 // checkFilled checks the state fill wrote for k0..k(n-1).

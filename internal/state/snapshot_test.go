@@ -3,8 +3,6 @@ package state_test
 import (
 	"errors"
 	"fmt"
-	"maps"
-	"slices"
 	"testing"
 
 	"github.com/weir-engine/weir/internal/keygroup"
@@ -42,10 +40,17 @@ func owner(bs []*state.KeyedBackend[string], kg int) *state.KeyedBackend[string]
 }
 
 func backends(p int) []*state.KeyedBackend[string] {
+	return backendsWith(p, func(start, end int) *state.KeyedBackend[string] {
+		return state.NewKeyedBackend[string](start, end)
+	})
+}
+
+// backendsWith makes the backends of p subtasks with open.
+func backendsWith(p int, open func(start, end int) *state.KeyedBackend[string]) []*state.KeyedBackend[string] {
 	var bs []*state.KeyedBackend[string]
 	for i := 0; i < p; i++ {
 		r := keygroup.RangeFor(maxP, p, i)
-		bs = append(bs, state.NewKeyedBackend[string](r.Start, r.End))
+		bs = append(bs, open(r.Start, r.End))
 	}
 	return bs
 }
@@ -89,27 +94,7 @@ func TestSnapshotRestoreAcrossParallelism(t *testing.T) {
 	for _, p := range []int{3, 1, 5} {
 		bs := backends(p)
 		restore(t, bs, secs)
-		for i := 0; i < n; i++ {
-			k := fmt.Sprintf("k%d", i)
-			b := owner(bs, kgOf(k))
-			b.SetCurrentKey(k, kgOf(k))
-			v, _ := state.Value[string, int64](b, "count")
-			l, _ := state.List[string, string](b, "names")
-			m, _ := state.Map[string, int, bool](b, "seen")
-			got, ok := v.Value()
-			if !ok || got != int64(i) {
-				t.Fatalf("p=%d %s count = %d %v", p, k, got, ok)
-			}
-			if !slices.Equal(l.Get(), []string{k, k + "!"}) {
-				t.Fatalf("p=%d %s names = %v", p, k, l.Get())
-			}
-			if want := map[int]bool{i: i%2 == 0}; !maps.Equal(maps.Collect(m.All()), want) {
-				t.Fatalf("p=%d %s seen = %v", p, k, maps.Collect(m.All()))
-			}
-			if err := b.Err(); err != nil {
-				t.Fatal(err)
-			}
-		}
+		checkFilled(t, bs, n)
 		secs = snapshot(t, bs)
 	}
 }

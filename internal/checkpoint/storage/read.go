@@ -40,15 +40,7 @@ func handleKey(dir, p string) string {
 // _metadata gives an error wrapping ErrNotFound; a damaged one ErrCorrupt;
 // one written in a newer major format ErrVersion.
 func (s *Storage) ReadMetadata(ctx context.Context, location string) (*Metadata, error) {
-	store, dir, err := s.snapshotDir(ctx, location)
-	if err != nil {
-		return nil, fmt.Errorf("read metadata of %s: %w", location, err)
-	}
-	md, err := s.readMetadata(ctx, store, dir)
-	if err != nil {
-		return nil, fmt.Errorf("read metadata of %s: %w", location, err)
-	}
-	return md, nil
+	return s.readAt(ctx, location, false)
 }
 
 // ReadVerified reads the metadata at location and checks every file it
@@ -56,6 +48,10 @@ func (s *Storage) ReadMetadata(ctx context.Context, location string) (*Metadata,
 // a known checkpoint calls, so that a damaged one is noticed before any
 // task restores from it.
 func (s *Storage) ReadVerified(ctx context.Context, location string) (*Metadata, error) {
+	return s.readAt(ctx, location, true)
+}
+
+func (s *Storage) readAt(ctx context.Context, location string, verify bool) (*Metadata, error) {
 	store, dir, err := s.snapshotDir(ctx, location)
 	if err != nil {
 		return nil, fmt.Errorf("read metadata of %s: %w", location, err)
@@ -64,8 +60,10 @@ func (s *Storage) ReadVerified(ctx context.Context, location string) (*Metadata,
 	if err != nil {
 		return nil, fmt.Errorf("read metadata of %s: %w", location, err)
 	}
-	if err := s.verify(ctx, store, dir, md); err != nil {
-		return nil, fmt.Errorf("verify %s: %w", location, err)
+	if verify {
+		if err := s.verify(ctx, store, dir, md); err != nil {
+			return nil, fmt.Errorf("verify %s: %w", location, err)
+		}
 	}
 	return md, nil
 }

@@ -15,7 +15,8 @@ import (
 // databases, and the counts go on exactly-once. A heap job refuses the
 // same checkpoint with an error that says what to do.
 func TestPebbleCheckpointRestoresAtAnotherParallelism(t *testing.T) {
-	cfg := sequence.Config{Keys: 20, RecordsPerKey: 400, Rate: 8000, ShortRecords: 10}
+	// About 2 s of input: the job is cancelled well before its end.
+	cfg := sequence.Config{Keys: 20, RecordsPerKey: 800, Rate: 8000, ShortRecords: 10}
 	out, cps := t.TempDir(), t.TempDir()
 	pebble := weir.WithStateBackend(weir.StateBackend{Kind: weir.Pebble, Incremental: true, LocalDir: t.TempDir()})
 	env := fileJob(t, cfg, out, weir.WithParallelism(2), pebble,

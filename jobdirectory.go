@@ -59,7 +59,8 @@ func (d *jobDirectory) Job(id string) (rest.JobInfo, error) {
 	info := rest.JobInfo{
 		ID: id, Name: c.Name(), State: string(s.State), Start: c.StartTime(), End: c.job.EndTime(),
 		Checkpoints: rest.CheckpointCounts{Completed: s.Checkpoints.Completed, Failed: s.Checkpoints.Failed,
-			Latest: s.Checkpoints.Latest, LatestID: s.Checkpoints.LatestID},
+			Latest: s.Checkpoints.Latest, LatestID: s.Checkpoints.LatestID, LatestDuration: s.Checkpoints.LatestDuration,
+			LatestSize: s.Checkpoints.LatestSize, LatestUploaded: s.Checkpoints.LatestUploaded},
 	}
 	if s.Failure != nil {
 		info.Failure = s.Failure.Error()

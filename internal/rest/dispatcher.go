@@ -84,4 +84,10 @@ type CheckpointCounts struct {
 	Completed, Failed int
 	Latest            string
 	LatestID          int64
+	// LatestDuration is the latest completed checkpoint's time from
+	// trigger to completion; LatestSize the bytes of state it references
+	// and LatestUploaded those written for it (Flink's state_size and
+	// checkpointed_size).
+	LatestDuration             time.Duration
+	LatestSize, LatestUploaded int64
 }

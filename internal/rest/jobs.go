@@ -133,6 +133,7 @@ func (s *Server) checkpoints(r *http.Request) (int, any, error) {
 		latest := completedCheckpoint{
 			Class: "completed", ID: c.LatestID, Status: "COMPLETED",
 			CheckpointType: "CHECKPOINT", ExternalPath: c.Latest,
+			EndToEndDuration: c.LatestDuration.Milliseconds(), StateSize: c.LatestSize, CheckpointedSize: c.LatestUploaded,
 		}
 		out.Latest.Completed = &latest
 		out.History = append(out.History, latest)

@@ -182,9 +182,12 @@ func TestJobDetails(t *testing.T) {
 func TestCheckpoints(t *testing.T) {
 	ts := serve(t, newFake(), rest.Options{})
 	type completed struct {
-		ID           int64  `json:"id"`
-		Status       string `json:"status"`
-		ExternalPath string `json:"external_path"`
+		ID               int64  `json:"id"`
+		Status           string `json:"status"`
+		ExternalPath     string `json:"external_path"`
+		EndToEndDuration int64  `json:"end_to_end_duration"`
+		StateSize        int64  `json:"state_size"`
+		CheckpointedSize int64  `json:"checkpointed_size"`
 	}
 	var got struct {
 		Counts struct {
@@ -203,6 +206,9 @@ func TestCheckpoints(t *testing.T) {
 	}
 	if c := got.Latest.Completed; c == nil || c.ID != 5 || c.Status != "COMPLETED" || c.ExternalPath != "file:///cp/chk-5" {
 		t.Errorf("latest completed %+v, want checkpoint 5 at file:///cp/chk-5", c)
+	}
+	if c := got.Latest.Completed; c != nil && (c.EndToEndDuration != 1500 || c.StateSize != 4096 || c.CheckpointedSize != 1024) {
+		t.Errorf("latest completed %+v, want 1500 ms, 4096 bytes of state, 1024 written", c)
 	}
 
 	got.Latest.Completed = nil

@@ -123,6 +123,11 @@ type completedCheckpoint struct {
 	CheckpointType string `json:"checkpoint_type"`
 	ExternalPath   string `json:"external_path"`
 	Discarded      bool   `json:"discarded"`
+	// EndToEndDuration is in milliseconds; StateSize and CheckpointedSize
+	// in bytes (the full state, and what this checkpoint wrote).
+	EndToEndDuration int64 `json:"end_to_end_duration"`
+	StateSize        int64 `json:"state_size"`
+	CheckpointedSize int64 `json:"checkpointed_size"`
 }
 
 // jobExceptions is Flink's JobExceptionsInfoWithHistory (GET

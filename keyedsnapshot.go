@@ -85,9 +85,10 @@ func (b *keyedBase[K, N]) SnapshotState(id int64) (*op.Snapshot, error) {
 }
 
 // NotifyCheckpointComplete makes the SST files of checkpoint id the ones
-// the next incremental checkpoints may reference.
+// the next incremental checkpoints may reference. A savepoint wrote
+// sections, not files, and leaves them as they were.
 func (b *keyedBase[K, N]) NotifyCheckpointComplete(id int64) error {
-	if ks, ok := b.inflight[id]; ok && ks.written {
+	if ks, ok := b.inflight[id]; ok && ks.written && ks.ssts != nil {
 		b.confirmed = ks.ssts
 	}
 	for old := range b.inflight {

@@ -147,7 +147,7 @@ func (cp *checkpointing) measure(md *storage.Metadata) (size, uploaded int64) {
 func (jm *JobMaster) acknowledged(id int64, states map[string]storage.SubtaskState) {
 	jm.cp.recordShared(id, states)
 	if _, pending := jm.cp.dirs.Load(id); !pending {
-		jm.releaseShared(id, false)
+		jm.releaseShared(id, false, "")
 	}
 }
 
@@ -215,8 +215,11 @@ func (jm *JobMaster) dropUnfinishedShared() {
 // releaseShared deletes, in the background, the shared files of
 // checkpoint id that no retained checkpoint references any more: after a
 // subsume or discard (unregister), or when a pending checkpoint failed
-// after tasks uploaded new files (unregister false).
-func (jm *JobMaster) releaseShared(id int64, unregister bool) {
+// after tasks uploaded new files (unregister false). A non-empty discard
+// is the checkpoint's location, discarded first in the same goroutine: its
+// _metadata goes before any file it references, so a crash in between
+// never leaves a checkpoint that looks complete with files missing.
+func (jm *JobMaster) releaseShared(id int64, unregister bool, discard string) {
 	cp := jm.cp
 	var unused []storage.SharedFile
 	if unregister {
@@ -228,11 +231,21 @@ func (jm *JobMaster) releaseShared(id int64, unregister bool) {
 		}
 	}
 	delete(cp.pendingShared, id)
-	if len(unused) == 0 {
+	if len(unused) == 0 && discard == "" {
 		return
 	}
 	jm.background(func() {
-		if err := cp.opts.Storage.DeleteShared(context.Background(), jm.jobID, unused); err != nil {
+		ctx := context.Background()
+		if discard != "" {
+			if err := cp.opts.Storage.Discard(ctx, discard); err != nil {
+				jm.log.Warn("discard a checkpoint", "checkpoint", id, "err", err)
+				return // its files stay: the checkpoint may still look complete
+			}
+		}
+		if len(unused) == 0 {
+			return
+		}
+		if err := cp.opts.Storage.DeleteShared(ctx, jm.jobID, unused); err != nil {
 			jm.log.Warn("delete shared state files", "checkpoint", id, "err", err)
 		}
 	})
@@ -370,21 +383,18 @@ func (jm *JobMaster) performCheckpoint(ctx context.Context, action checkpoint.Ac
 			if v, ok := cp.dirs.LoadAndDelete(a.ID); ok {
 				jm.background(func() { _ = v.(*storage.CheckpointDir).Abort(context.Background()) })
 			}
-			jm.releaseShared(a.ID, false)
+			jm.releaseShared(a.ID, false, "")
 		}
 		jm.log.Warn("checkpoint failed", "id", a.ID, "kind", a.Kind, "reason", a.Reason)
 		cp.savepointEnded(a.ID, a.Kind, "", a.Reason)
 	case checkpoint.Discard:
 		cp.dirs.Delete(a.ID)
-		jm.background(func() { _ = cp.opts.Storage.Discard(context.Background(), a.Location) })
-		jm.releaseShared(a.ID, true)
+		jm.releaseShared(a.ID, true, a.Location)
 	case checkpoint.Subsumed:
 		for _, id := range a.IDs {
-			if loc, ok := cp.locations[id]; ok {
-				delete(cp.locations, id)
-				jm.background(func() { _ = cp.opts.Storage.Discard(context.Background(), loc) })
-			}
-			jm.releaseShared(id, true)
+			loc := cp.locations[id]
+			delete(cp.locations, id)
+			jm.releaseShared(id, true, loc)
 		}
 	case checkpoint.NotifyComplete:
 		jm.notify(a.Tasks, a.ID, true)

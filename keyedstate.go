@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 
 	"github.com/weir-engine/weir/internal/checkpoint/storage"
 	"github.com/weir-engine/weir/internal/op"
@@ -38,19 +37,11 @@ func (b *keyedBase[K, N]) openBackend(ctx *op.Context) error {
 		b.backend = state.NewKeyedBackend[K](rg.Start, rg.End)
 		return nil
 	}
-	root := ctx.StateBackend.LocalDir
-	if root == "" {
-		root = os.TempDir()
+	var err error
+	if b.workDir, err = newWorkDir(ctx); err != nil {
+		return err
 	}
-	if err := os.MkdirAll(root, 0o755); err != nil {
-		return fmt.Errorf("state directory: %w", err)
-	}
-	work, err := os.MkdirTemp(root, fmt.Sprintf("weir-%.8s-%s-%d-", ctx.JobID, safeName(ctx.UID), ctx.SubtaskIndex))
-	if err != nil {
-		return fmt.Errorf("state directory: %w", err)
-	}
-	b.workDir = &workDir{path: work}
-	b.workDir.refs.Store(1)
+	work := b.workDir.path
 	db := filepath.Join(work, "db")
 	// The state of the same key groups opens in place: the files become
 	// the new database, and an incremental backend goes on sharing them.
@@ -102,25 +93,6 @@ func (b *keyedBase[K, N]) closeBackend() error {
 		b.workDir = nil
 	}
 	return err
-}
-
-// workDir is a Pebble backend's working directory: the database and the
-// captures of checkpoints being written. The backend and every capture
-// not yet released hold a reference; the last to let go removes it, so a
-// subtask that ends while its last checkpoint is still uploading does not
-// pull the files from under the upload.
-type workDir struct {
-	path string
-	refs atomic.Int64
-}
-
-func (w *workDir) acquire() { w.refs.Add(1) }
-
-func (w *workDir) release() error {
-	if w.refs.Add(-1) == 0 {
-		return os.RemoveAll(w.path)
-	}
-	return nil
 }
 
 // download copies the files of n into dir under their backend names.

@@ -16,13 +16,14 @@ import (
 // A `weir run` killed with SIGKILL in the middle of its job, checkpointing
 // Pebble state incrementally every 100 ms, loses nothing: a new process
 // started from the newest checkpoint with a _metadata (the commit point)
-// finishes the job, and the committed output is exactly-once.
+// finishes the job, the committed output is exactly-once, and the killed
+// process's local state directories are cleaned up.
 func TestKilledProcessResumesFromItsCheckpoint(t *testing.T) {
 	cfg := sequence.Config{Keys: 8, RecordsPerKey: 3000, Rate: 8000}
-	out, cps := t.TempDir(), t.TempDir()
+	out, cps, state := t.TempDir(), t.TempDir(), t.TempDir()
 	args := func(extra ...string) []string {
 		a := append([]string{"run", "--parallelism", "2", "--checkpoint-interval", "100ms",
-			"--state-backend", "pebble", "--incremental", "--state-dir", t.TempDir()}, extra...)
+			"--state-backend", "pebble", "--incremental", "--state-dir", state}, extra...)
 		return append(a, "sequence", "--keys", strconv.Itoa(cfg.Keys),
 			"--records-per-key", strconv.FormatInt(cfg.RecordsPerKey, 10), "--rate", "8000", "--output", out)
 	}
@@ -57,6 +58,11 @@ func TestKilledProcessResumesFromItsCheckpoint(t *testing.T) {
 	}
 	if err := sequence.Verify(cfg, lines); err != nil {
 		t.Fatalf("after a kill and a resume from %s: %v", latest, err)
+	}
+	// The killed process could not remove its Pebble directories; the
+	// second one removed them, and its own when it ended.
+	if left, _ := os.ReadDir(state); len(left) > 0 {
+		t.Errorf("%d directories left in the state directory, e.g. %s", len(left), left[0].Name())
 	}
 }
 

@@ -135,7 +135,11 @@ func (c *JobClient) TriggerSavepoint(ctx context.Context, dir string) (string, e
 // result changed: no MaxWatermark, no end of input, no finish. With drain
 // the sources end their input first, so every event-time timer and window
 // fires and every operator finishes, and the savepoint is the job's final
-// checkpoint: two-phase-commit sinks commit everything.
+// checkpoint: two-phase-commit sinks commit everything. Either way the
+// savepoint is synchronous, as in Flink: no source emits after its
+// barrier, and StopWithSavepoint returns once the job ended, with the
+// savepoint's data committed by two-phase-commit sinks; Wait then says how
+// the job ended.
 func (c *JobClient) StopWithSavepoint(ctx context.Context, dir string, drain bool) (string, error) {
 	kind := checkpoint.SavepointTerminate
 	if drain {

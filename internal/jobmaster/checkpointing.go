@@ -319,6 +319,7 @@ func (jm *JobMaster) performCheckpoint(ctx context.Context, action checkpoint.Ac
 		cp.started[a.ID] = time.Now()
 		b := network.CheckpointBarrier{
 			ID: a.ID, Timestamp: a.Timestamp.UnixMilli(), Savepoint: a.Kind.IsSavepoint(), Drain: a.Kind == checkpoint.SavepointDrain,
+			Terminate: a.Kind == checkpoint.SavepointTerminate,
 			Unaligned: cp.opts.Unaligned && !a.Kind.IsSavepoint(), AlignedTimeout: cp.opts.AlignedTimeout.Milliseconds(),
 		}
 		jm.log.Debug("trigger checkpoint", "id", a.ID, "cause", a.Cause, "tasks", len(a.Tasks))
@@ -400,7 +401,8 @@ func (jm *JobMaster) performCheckpoint(ctx context.Context, action checkpoint.Ac
 		jm.notify(a.Tasks, a.ID, true)
 		if cp.stopAfter == a.ID {
 			// Stop without drain: the savepoint is taken and its
-			// notifications are in the tasks' mailboxes; end the job.
+			// notifications are in the tasks' mailboxes; each task commits
+			// and ends, and the job ends once all did.
 			jm.sched.Step(scheduler.Stop{})
 		}
 	case checkpoint.NotifyAborted:

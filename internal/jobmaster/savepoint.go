@@ -11,11 +11,14 @@ import (
 
 // Savepoints and stop-with-savepoint. A request enters the loop's queue;
 // the coordinator triggers it (or refuses it at once). The savepoint goes
-// into its own directory under the requested target. When a savepoint
-// that terminates completes: without drain the tasks are cancelled after
-// the notifications went out and the job ends FINISHED; with drain the
-// sources ended their input before the snapshot, so the tasks finish by
-// themselves once it completed (it is their final checkpoint).
+// into its own directory under the requested target. A savepoint that
+// terminates is synchronous, as in Flink: each task, once it took the
+// snapshot, emits nothing more and waits for the savepoint's outcome.
+// When it completes, the notifications go out, the tasks commit (two-phase
+// commit sinks) and end by themselves, and the job ends FINISHED: without
+// drain the operators close without finishing; with drain the sources
+// ended their input before the snapshot, so the savepoint is the tasks'
+// final checkpoint. When it fails, the tasks go on and so does the job.
 
 // SavepointRequest asks for a savepoint of kind Savepoint,
 // SavepointTerminate or SavepointDrain into Dir.

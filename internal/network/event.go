@@ -27,6 +27,11 @@ type CheckpointBarrier struct {
 	// with it ends its input first (MaxWatermark, finish, EndOfData) and
 	// takes the snapshot after, so the savepoint is the final checkpoint.
 	Drain bool
+	// Terminate marks stop-with-savepoint without drain (a synchronous
+	// savepoint): after its snapshot a task emits nothing more and waits
+	// for the savepoint's completion, runs its commits, and stops without
+	// finishing its operators; when the savepoint is aborted it goes on.
+	Terminate bool
 }
 
 // CancelCheckpointMarker tells downstream tasks that checkpoint ID was

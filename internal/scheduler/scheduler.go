@@ -79,8 +79,11 @@ type (
 	// Restart deploys the next generation once the delay of a
 	// ScheduleRestart has passed.
 	Restart struct{}
-	// Stop ends the job after a stop-with-savepoint: every task is
-	// cancelled, and the job ends FINISHED whatever the tasks report.
+	// Stop ends the job after a stop-with-savepoint completed: the tasks,
+	// notified of the savepoint, commit and end by themselves; the job ends
+	// FINISHED once all did, or FAILED, without a restart, if one failed
+	// meanwhile (the savepoint stands: a job restored from it commits what
+	// this one could not).
 	Stop struct{}
 	// GlobalFailure fails the running generation from outside any task
 	// (e.g. too many failed checkpoints), restarting per the strategy.
@@ -187,7 +190,6 @@ func (s *Scheduler) Step(ev any) {
 	case Stop:
 		if s.status == Running {
 			s.stopping = true
-			s.cancelRemaining()
 			s.settle()
 		}
 	case GlobalFailure:
@@ -239,12 +241,21 @@ func (s *Scheduler) taskState(e TaskState) {
 		return
 	}
 	s.execs[e.ID] = e.State
-	if s.status == Running && !s.stopping {
+	if s.status == Running {
+		var cause error
 		switch e.State {
 		case ExecFailed:
-			s.fail(e.Err, e.Now)
+			cause = e.Err
 		case ExecCanceled:
-			s.fail(fmt.Errorf("%w: subtask %v", ErrTaskCanceled, e.ID), e.Now)
+			cause = fmt.Errorf("%w: subtask %v", ErrTaskCanceled, e.ID)
+		}
+		switch {
+		case cause != nil && s.stopping:
+			s.failure = fmt.Errorf("scheduler: a subtask failed while the job stopped after its savepoint: %w", cause)
+			s.status = Failing
+			s.cancelRemaining()
+		case cause != nil:
+			s.fail(cause, e.Now)
 		}
 	}
 	s.settle()

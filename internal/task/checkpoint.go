@@ -23,6 +23,14 @@ import (
 // sinks commit their last data; only then does it close. Every task waits,
 // not only those with commit logic: a task that left early could not
 // acknowledge the final checkpoint it was expected in.
+//
+// Stop-with-savepoint is synchronous, as in Flink: without drain, a task
+// that took the savepoint's snapshot reads and emits nothing more (sources
+// stop polling, timers are held back) until the savepoint completes; then
+// its operators are notified (two-phase-commit sinks commit the savepoint's
+// data), closed without finishing, and the task ends. Should the savepoint
+// be aborted, the task goes on as if nothing happened. With drain, the
+// savepoint is the task's final checkpoint, which it always waits for.
 
 // Snapshot is the state of a task at one checkpoint.
 type Snapshot struct {
@@ -96,6 +104,9 @@ func (t *Task) NotifyCheckpointComplete(id int64) bool {
 		if t.finalAfter > 0 && id >= t.finalAfter {
 			t.finalDone = true
 		}
+		if t.stopID != 0 && id >= t.stopID {
+			t.stopped = true
+		}
 		return nil
 	})
 }
@@ -110,6 +121,11 @@ func (t *Task) NotifyCheckpointAborted(id int64) bool {
 					return c.attr(t)(err)
 				}
 			}
+		}
+		if t.stopID != 0 && id == t.stopID {
+			// The stop-with-savepoint failed: the job goes on.
+			t.stopID = 0
+			return t.timers.resume()
 		}
 		return nil
 	})
@@ -197,6 +213,13 @@ func (t *Task) snapshot(id, ts int64, b network.CheckpointBarrier, persist []int
 	}
 	if t.finishedOps && t.finalAfter == 0 {
 		t.finalAfter = id
+	}
+	if b.Drain {
+		t.drained = true
+	}
+	if b.Terminate && !t.finishedOps {
+		t.stopID = id
+		t.timers.suspend()
 	}
 	if t.barriers != nil {
 		t.barriers.OnSnapshotDone(id)

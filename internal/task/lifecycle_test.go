@@ -78,6 +78,14 @@ func (r *recorder) Finish() error {
 	return r.out.Collect(op.NoTimestamp, 100)
 }
 func (r *recorder) Close() error { r.j.add("%s.close", r.name); return nil }
+func (r *recorder) NotifyCheckpointComplete(id int64) error {
+	r.j.add("%s.notifyComplete(%d)", r.name, id)
+	return nil
+}
+func (r *recorder) NotifyCheckpointAborted(id int64) error {
+	r.j.add("%s.notifyAborted(%d)", r.name, id)
+	return nil
+}
 
 // chainGraph builds source -> a -> b as one chained vertex.
 func chainGraph(t *testing.T, j *journal, n, failA, failB int) *graph.JobGraph {

@@ -118,6 +118,16 @@ type Task struct {
 	finalAfter  int64
 	finalDone   bool
 	drain       *network.CheckpointBarrier
+	// drained is set once the task took the snapshot of a
+	// stop-with-savepoint --drain: it waits for that savepoint to complete
+	// even when final checkpoints are off, so sinks commit their last data.
+	drained bool
+	// stopID is the stop-with-savepoint (without drain) whose snapshot the
+	// task took: it processes no input and fires no timer until the
+	// savepoint completes (then stopped is set and the task ends) or is
+	// aborted (then it goes on).
+	stopID  int64
+	stopped bool
 
 	// Metrics is updated as the task runs.
 	Metrics Metrics
@@ -183,8 +193,15 @@ func (t *Task) Run(ctx context.Context, running func()) (err error) {
 		running()
 	}
 	t.scheduleFlush()
-	if err := t.loop(func() bool { return t.inputEnded() }); err != nil {
+	if err := t.loop(func() bool { return t.stopped || t.inputEnded() }); err != nil {
 		return err
+	}
+	if t.stopped {
+		// Stop-with-savepoint without drain: the savepoint holds the
+		// task's state and its commits ran; the operators close without
+		// finishing, and nothing more goes downstream, whose tasks stop
+		// on their own notification.
+		return t.closeOperators()
 	}
 	if err := t.finishOperators(); err != nil {
 		return err
@@ -202,7 +219,7 @@ func (t *Task) Run(ctx context.Context, running func()) (err error) {
 	// Every task waits for its final checkpoint (FLIP-147), so that the
 	// checkpoint that commits the sinks' last data sees all tasks running.
 	waitFinal := t.desc.Checkpointing && !t.desc.NoFinalCheckpoint
-	if err := t.loop(func() bool { return t.eopCount == len(t.layout) && (!waitFinal || t.finalDone) }); err != nil {
+	if err := t.loop(func() bool { return t.eopCount == len(t.layout) && (!(waitFinal || t.drained) || t.finalDone) }); err != nil {
 		return err
 	}
 	if err := t.closeOperators(); err != nil {
@@ -278,6 +295,17 @@ func (t *Task) loop(done func() bool) error {
 		}
 		if done() {
 			return nil
+		}
+		if t.stopID != 0 {
+			// The snapshot of a stop-with-savepoint is taken: nothing may
+			// be read or emitted until it completes or is aborted, both of
+			// which arrive as mail.
+			select {
+			case <-t.mail.signal:
+			case <-cancelled:
+				return t.ctx.Err()
+			}
+			continue
 		}
 		progressed, err := t.step()
 		if err != nil {

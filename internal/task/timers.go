@@ -11,6 +11,16 @@ import (
 type timerSet struct {
 	pending  map[*pendingTimer]struct{}
 	quiesced bool
+	// suspended holds back due callbacks while the task waits for a
+	// stop-with-savepoint to complete: nothing may be emitted after the
+	// savepoint's barrier. held keeps them, in order, for resume.
+	suspended bool
+	held      []heldTimer
+}
+
+type heldTimer struct {
+	p  *pendingTimer
+	fn func() error
 }
 
 type pendingTimer struct {
@@ -24,6 +34,27 @@ func (s *timerSet) stopAll() {
 		p.timer.Stop()
 	}
 	s.pending = nil
+	s.held = nil
+}
+
+// suspend holds back every callback that falls due from now on.
+func (s *timerSet) suspend() { s.suspended = true }
+
+// resume runs, in order, the callbacks held back since suspend that were
+// not cancelled meanwhile.
+func (s *timerSet) resume() error {
+	s.suspended = false
+	held := s.held
+	s.held = nil
+	for _, h := range held {
+		if h.p.cancelled || s.quiesced {
+			continue
+		}
+		if err := h.fn(); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // timers implements op.TimerScheduler for one operator on the task's clock
@@ -52,6 +83,10 @@ func (t timers) Schedule(at time.Time, fn func() error) (cancel func()) {
 		t.mail.Put(func() error {
 			delete(t.set.pending, p)
 			if p.cancelled || t.set.quiesced {
+				return nil
+			}
+			if t.set.suspended {
+				t.set.held = append(t.set.held, heldTimer{p: p, fn: func() error { return t.attr(fn()) }})
 				return nil
 			}
 			return t.attr(fn())

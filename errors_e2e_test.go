@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -251,6 +253,34 @@ func TestRestartsExhausted(t *testing.T) {
 	}
 	if attempts.Load() != 3 || res.Restarts != 2 {
 		t.Fatalf("%d attempts, %d restarts; want 3 and 2", attempts.Load(), res.Restarts)
+	}
+}
+
+// Failures that a restart meets again fail the job at once, whatever the
+// restart strategy: a file that does not exist, a permission denied, an
+// error the user marked with ErrUnrecoverable. A full disk is retried.
+func TestUnrecoverableFailuresDoNotRestart(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "missing")
+	tests := []struct {
+		name     string
+		err      func() error
+		restarts int
+	}{
+		{"missing file", func() error { _, err := os.Open(missing); return err }, 0},
+		{"permission denied", func() error { return &fs.PathError{Op: "open", Path: "/out", Err: syscall.EACCES} }, 0},
+		{"marked", func() error { return fmt.Errorf("bad record: %w", weir.ErrUnrecoverable) }, 0},
+		{"disk full", func() error { return &fs.PathError{Op: "write", Path: "/out/part-0", Err: syscall.ENOSPC} }, 3},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			env := weir.NewEnv(weir.WithParallelism(1), weir.WithRestartStrategy(weir.FixedDelayRestart(3, time.Millisecond)))
+			var attempts atomic.Int32
+			weir.AddSink(weir.FromSlice(env, []int{1}), func(int) error { attempts.Add(1); return tt.err() })
+			res, err := env.Execute(context.Background(), "doomed")
+			if !errors.Is(err, weir.ErrJobFailed) || res.Restarts != tt.restarts || int(attempts.Load()) != tt.restarts+1 {
+				t.Fatalf("err = %v after %d restarts and %d attempts; want the job failed after %d restarts", err, res.Restarts, attempts.Load(), tt.restarts)
+			}
+		})
 	}
 }
 

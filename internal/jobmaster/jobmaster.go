@@ -335,6 +335,13 @@ func (jm *JobMaster) failGeneration(a scheduler.Deploy, err error) {
 }
 
 // restoreState finds what a generation starts from: nil for a fresh start.
+//
+// A restart starts from the latest completed checkpoint, and only from it:
+// its completion may have committed output of two-phase-commit sinks, so
+// an older checkpoint, or nothing, would repeat that output. When it is
+// unreadable the job fails (unrecoverable, see failGeneration) and says
+// where it is. Before any checkpoint completed, a restart starts where the
+// first generation did: the savepoint restored from, or nothing.
 func (jm *JobMaster) restoreState(ctx context.Context, generation int) (*restored, error) {
 	opts := restore.Options{AllowNonRestored: jm.opts.AllowNonRestored}
 	if generation > 0 && jm.cp != nil && jm.cp.latest != "" {
@@ -343,24 +350,18 @@ func (jm *JobMaster) restoreState(ctx context.Context, generation int) (*restore
 		// writing (aborted by this very failover) is never picked.
 		st := jm.cp.opts.Storage
 		md, err := st.ReadVerified(ctx, jm.cp.latest)
-		if err == nil {
-			jm.log.Info("restoring from checkpoint", "id", md.CheckpointID, "location", jm.cp.latest)
-			return jm.restoreFrom(ctx, st, md, jm.cp.latest, opts)
+		if err != nil {
+			return nil, fmt.Errorf("the latest completed checkpoint %s is unreadable, and an older one or a fresh start would repeat the output its completion committed: %w", jm.cp.latest, err)
 		}
-		jm.log.Warn("the latest completed checkpoint is unreadable: looking for an older one", "location", jm.cp.latest, "err", err)
+		jm.log.Info("restoring from checkpoint", "id", md.CheckpointID, "location", jm.cp.latest)
+		rs, err := jm.restoreFrom(ctx, st, md, jm.cp.latest, opts)
+		if err != nil {
+			return nil, fmt.Errorf("restore the latest completed checkpoint %s: %w", jm.cp.latest, err)
+		}
+		return rs, nil
 	}
-	if generation > 0 && jm.cp != nil {
-		st := jm.cp.opts.Storage
-		md, loc, err := st.LatestCompleted(ctx, jm.jobID)
-		switch {
-		case errors.Is(err, storage.ErrNoCheckpoint):
-			jm.log.Info("no completed checkpoint: restarting from scratch")
-		case err != nil:
-			return nil, fmt.Errorf("find the latest checkpoint: %w", err)
-		case md != nil:
-			jm.log.Info("restoring from checkpoint", "id", md.CheckpointID, "location", loc)
-			return jm.restoreFrom(ctx, st, md, loc, opts)
-		}
+	if generation > 0 && jm.opts.RestoreFrom == "" {
+		jm.log.Info("no checkpoint completed yet: restarting from scratch")
 	}
 	if jm.opts.RestoreFrom == "" {
 		return nil, nil

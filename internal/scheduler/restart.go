@@ -3,6 +3,7 @@ package scheduler
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"math"
 	"time"
 )
@@ -45,21 +46,26 @@ func (f *FixedDelay) String() string {
 	return fmt.Sprintf("fixed delay (%d attempts, %v)", f.Attempts, f.Delay)
 }
 
-// ExponentialDelay restarts forever with a delay that starts at Initial and
-// is multiplied by Multiplier after each failure up to Max, with a jitter of
+// ExponentialDelay restarts with a delay that starts at Initial and is
+// multiplied by Multiplier after each failure up to Max, with a jitter of
 // ±Jitter (a fraction) drawn from Rand. After ResetAfter without a failure
-// the delay starts over at Initial.
+// the delay starts over at Initial, and so does the count of attempts:
+// with Attempts > 0 the job fails at the failure after Attempts restarts
+// without such a quiet period (Flink's attempts-before-reset-backoff);
+// with 0 it restarts forever.
 type ExponentialDelay struct {
 	Initial, Max time.Duration
 	Multiplier   float64
 	Jitter       float64
 	ResetAfter   time.Duration
+	Attempts     int
 	// Rand returns a number in [0, 1); it is an input to keep the strategy
 	// pure (tests pass a fixed sequence).
 	Rand func() float64
 
 	current time.Duration
 	last    time.Time
+	used    int
 }
 
 // OnFailure implements RestartStrategy.
@@ -67,10 +73,15 @@ func (e *ExponentialDelay) OnFailure(now time.Time) (time.Duration, bool) {
 	switch {
 	case e.current == 0 || (e.ResetAfter > 0 && !e.last.IsZero() && now.Sub(e.last) >= e.ResetAfter):
 		e.current = e.Initial
+		e.used = 0
 	default:
 		e.current = time.Duration(math.Min(float64(e.current)*e.Multiplier, float64(e.Max)))
 	}
 	e.last = now
+	if e.Attempts > 0 && e.used >= e.Attempts {
+		return 0, false
+	}
+	e.used++
 	d := e.current
 	if e.Jitter > 0 && e.Rand != nil {
 		d += time.Duration((e.Rand()*2 - 1) * e.Jitter * float64(d))
@@ -79,6 +90,9 @@ func (e *ExponentialDelay) OnFailure(now time.Time) (time.Duration, bool) {
 }
 
 func (e *ExponentialDelay) String() string {
+	if e.Attempts > 0 {
+		return fmt.Sprintf("exponential delay (%v to %v, x%v, %d attempts)", e.Initial, e.Max, e.Multiplier, e.Attempts)
+	}
 	return fmt.Sprintf("exponential delay (%v to %v, x%v)", e.Initial, e.Max, e.Multiplier)
 }
 
@@ -117,3 +131,12 @@ var ErrRestartsExhausted = errors.New("scheduler: restarts exhausted")
 // that cannot be read, state that fits no operator): the job fails at once
 // whatever the strategy.
 var ErrUnrecoverable = errors.New("unrecoverable")
+
+// Unrecoverable reports whether no restart can fix err: it is marked
+// ErrUnrecoverable, or it is a file that does not exist or may not be
+// accessed (a missing input, a directory without permission), which a
+// restart of the same job meets again. A full disk is not among them:
+// space may be freed while the job waits to restart.
+func Unrecoverable(err error) bool {
+	return errors.Is(err, ErrUnrecoverable) || errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission)
+}

@@ -1,6 +1,13 @@
 package scheduler_test
 
 import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"syscall"
 	"testing"
 	"time"
 
@@ -32,6 +39,16 @@ func TestRestartStrategies(t *testing.T) {
 		{"exponential with jitter", &scheduler.ExponentialDelay{Initial: 10 * time.Second, Max: time.Minute, Multiplier: 2, Jitter: 0.1, Rand: func() float64 { return 1 }}, []step{
 			{0, 11 * time.Second, true}, {time.Second, 22 * time.Second, true},
 		}},
+		{"exponential with attempts", &scheduler.ExponentialDelay{Initial: time.Second, Max: 5 * time.Second, Multiplier: 2, ResetAfter: time.Hour, Attempts: 2}, []step{
+			{0, time.Second, true}, {time.Second, 2 * time.Second, true},
+			{2 * time.Second, 0, false}, // a third failure without a quiet hour
+		}},
+		{"exponential attempts reset", &scheduler.ExponentialDelay{Initial: time.Second, Max: 5 * time.Second, Multiplier: 2, ResetAfter: time.Hour, Attempts: 2}, []step{
+			{0, time.Second, true}, {time.Second, 2 * time.Second, true},
+			// A quiet hour starts the count over.
+			{2 * time.Hour, time.Second, true}, {2*time.Hour + time.Second, 2 * time.Second, true},
+			{2*time.Hour + 2*time.Second, 0, false},
+		}},
 		{"failure rate", &scheduler.FailureRate{MaxFailures: 2, Interval: time.Minute, Delay: time.Second}, []step{
 			{0, time.Second, true}, {10 * time.Second, time.Second, true},
 			{20 * time.Second, 0, false}, // third within a minute
@@ -49,5 +66,25 @@ func TestRestartStrategies(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+func TestUnrecoverable(t *testing.T) {
+	_, statErr := os.Stat(filepath.Join(t.TempDir(), "missing"))
+	tests := []struct {
+		err  error
+		want bool
+	}{
+		{errors.New("boom"), false},
+		{fmt.Errorf("task: %w", scheduler.ErrUnrecoverable), true},
+		{fmt.Errorf("open input: %w", statErr), true},
+		{fmt.Errorf("open output: %w", &fs.PathError{Op: "open", Path: "/x", Err: syscall.EACCES}), true},
+		{fmt.Errorf("write: %w", &fs.PathError{Op: "write", Path: "/x", Err: syscall.ENOSPC}), false},
+		{context.DeadlineExceeded, false},
+	}
+	for _, tt := range tests {
+		if got := scheduler.Unrecoverable(tt.err); got != tt.want {
+			t.Errorf("Unrecoverable(%v) = %v, want %v", tt.err, got, tt.want)
+		}
 	}
 }

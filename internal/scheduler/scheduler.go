@@ -282,7 +282,7 @@ func (s *Scheduler) settle() {
 // strategy allows, otherwise fail the job.
 func (s *Scheduler) fail(cause error, now time.Time) {
 	s.failure = cause
-	if errors.Is(cause, ErrUnrecoverable) {
+	if Unrecoverable(cause) {
 		s.status = Failing
 	} else if delay, ok := s.restart.OnFailure(now); ok {
 		s.status, s.delay = Restarting, delay

@@ -1,0 +1,106 @@
+package sequence_test
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/weir-engine/weir"
+	"github.com/weir-engine/weir/jobs/sequence"
+)
+
+// A job whose latest completed checkpoint becomes unreadable during a
+// failover fails with an error naming it; it never restarts from an older
+// checkpoint or from nothing, which would repeat the output the latest
+// checkpoint's completion committed.
+func TestUnreadableLatestCheckpointFailsTheJob(t *testing.T) {
+	damage := map[string]func(path string) error{
+		"metadata truncated": func(path string) error {
+			if filepath.Base(path) != "_metadata" {
+				return nil
+			}
+			return os.Truncate(path, 10)
+		},
+		"metadata deleted": func(path string) error {
+			if filepath.Base(path) != "_metadata" {
+				return nil
+			}
+			return os.Remove(path)
+		},
+		"state file zeroed": func(path string) error {
+			if filepath.Base(path) == "_metadata" {
+				return nil
+			}
+			fi, err := os.Stat(path)
+			if err != nil {
+				return err
+			}
+			return os.WriteFile(path, make([]byte, fi.Size()), 0o644)
+		},
+	}
+	for name, damage := range damage {
+		t.Run(name, func(t *testing.T) {
+			// 2000 keys: the keyed state is above the size kept inline in _metadata.
+			cfg := sequence.Config{Keys: 2000, RecordsPerKey: 10, Rate: 20000, FailAfter: 8000}
+			out, checkpoints := t.TempDir(), t.TempDir()
+			env := fileJob(t, cfg, out, weir.WithParallelism(2),
+				weir.WithCheckpointing(weir.CheckpointConfig{Interval: 20 * time.Millisecond, Dir: checkpoints}),
+				weir.WithRestartStrategy(weir.FixedDelayRestart(3, 200*time.Millisecond)))
+			ctx := testContext(t)
+			c, err := env.ExecuteAsync(ctx, "sequence")
+			if err != nil {
+				t.Fatal(err)
+			}
+			// Once the job is restarting (every task of the failed attempt
+			// has ended), damage every checkpoint, and any that a commit
+			// still in flight completes, until the restart has read them.
+			damaged := false
+			for !damaged || c.Status().State == "RESTARTING" {
+				if c.Status().State == "RESTARTING" {
+					damaged = true
+					if err := damageCheckpoints(checkpoints, damage); err != nil {
+						t.Fatal(err)
+					}
+				}
+				select {
+				case <-c.Done():
+					damaged = true
+				case <-time.After(time.Millisecond):
+					continue
+				}
+				break
+			}
+			_, err = c.Wait()
+			if !errors.Is(err, weir.ErrJobFailed) || !errors.Is(err, weir.ErrUnrecoverable) || !strings.Contains(err.Error(), "latest completed checkpoint") {
+				t.Fatalf("err = %v, want the job failed, unrecoverable, naming the latest completed checkpoint", err)
+			}
+			if n, err := sequence.VerifyPrefix(committedLines(t, out)); err != nil {
+				t.Fatalf("after %d committed lines: %v", n, err)
+			}
+		})
+	}
+}
+
+// damageCheckpoints applies damage to every file of every chk-N directory
+// under root.
+func damageCheckpoints(root string, damage func(string) error) error {
+	return filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil // removed by a subsumption meanwhile
+			}
+			return err
+		}
+		if d.IsDir() || !strings.HasPrefix(filepath.Base(filepath.Dir(path)), "chk-") {
+			return nil
+		}
+		if err := damage(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+		return nil
+	})
+}

@@ -48,7 +48,7 @@ func TestPreparedSurvivesServerCrash(t *testing.T) {
 			if err := srv.Start(); err != nil {
 				t.Fatal(err)
 			}
-			if got := prepared(t, dsn, "weir-"+job); len(got) != 2 {
+			if got := prepared(t, dsn, prefixOf(table)); len(got) != 2 {
 				t.Fatalf("prepared after restart = %v, want checkpoints 1 and 2", got)
 			}
 
@@ -56,7 +56,7 @@ func TestPreparedSurvivesServerCrash(t *testing.T) {
 			if n := count(t, dsn, table); n != 10 {
 				t.Fatalf("%d rows after recovery, want the 10 of checkpoint 1", n)
 			}
-			if got := prepared(t, dsn, "weir-"+job); len(got) != 0 {
+			if got := prepared(t, dsn, prefixOf(table)); len(got) != 0 {
 				t.Fatalf("still prepared after recovery: %v", got)
 			}
 			// The restored committer commits checkpoint 1 again: done.

@@ -1,11 +1,16 @@
 package postgres
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
+	"log/slog"
 	"os"
+	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -61,6 +66,66 @@ func newTable(t testing.TB, dsn string) string {
 
 func options(dsn, table string) Options[rec] {
 	return Options[rec]{DSN: dsn, Table: table, Columns: []string{"key", "seq", "count"}, Row: recRow}
+}
+
+// prefixOf is the default transaction prefix of the tests' sinks, which
+// write to the database postgres under the uid pg-sink.
+func prefixOf(table string) string { return defaultPrefix("postgres", table, "pg-sink") }
+
+// logs records a sink's log lines.
+type logs struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (l *logs) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.Write(p)
+}
+
+// withLogs makes the options log into a new recorder.
+func withLogs(o Options[rec]) (Options[rec], *logs) {
+	l := &logs{}
+	o.Logger = slog.New(slog.NewJSONHandler(l, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	return o, l
+}
+
+// finished returns what recovery logged it did to each gid, "committed"
+// or "rolled back", and which subtask did it.
+func (l *logs) finished(t testing.TB) (what map[string]string, by map[string]int) {
+	t.Helper()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	what, by = map[string]string{}, map[string]int{}
+	for _, line := range strings.Split(strings.TrimSpace(l.buf.String()), "\n") {
+		if line == "" {
+			continue
+		}
+		var r struct {
+			Level, Msg, GID string
+			Subtask         int
+		}
+		if err := json.Unmarshal([]byte(line), &r); err != nil {
+			t.Fatalf("log line %q: %v", line, err)
+		}
+		if r.Level != "INFO" {
+			continue
+		}
+		if _, twice := what[r.GID]; twice {
+			t.Errorf("%s finished twice", r.GID)
+		}
+		switch {
+		case strings.Contains(r.Msg, "committed"):
+			what[r.GID] = "committed"
+		case strings.Contains(r.Msg, "rolled back"):
+			what[r.GID] = "rolled back"
+		default:
+			continue
+		}
+		by[r.GID] = r.Subtask
+	}
+	return what, by
 }
 
 // newJobID returns 32 hex digits, as the runtime's job ids.

@@ -3,6 +3,7 @@ package postgres
 import (
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
@@ -36,12 +37,30 @@ type Options[T any] struct {
 	// BatchSize is the number of rows buffered before a COPY into the
 	// table's open transaction; 0 means DefaultBatchSize.
 	BatchSize int
+	// TransactionPrefix names the sink's prepared transactions, as the
+	// transactional id prefix of Flink's Kafka sink does: their gids are
+	// <TransactionPrefix>-<subtask>-<checkpointID>. When a writer starts,
+	// it finishes every transaction of the prefix that an earlier run left
+	// prepared (see "Recovery" in the package doc), so the prefix must stay
+	// the same from one run of the job to the next, and belong to one
+	// running job at a time. At most MaxTransactionPrefixLen bytes of ASCII
+	// letters, digits, '.', '_', '-' and '~'. Empty means the default,
+	// weir-<database>.<table>-<operator uid> (parts that are long or hold
+	// other characters replaced by a hash), which is stable across runs
+	// and distinct for every sink that writes a table under its own uid.
+	TransactionPrefix string
+	// Logger receives a line for each prepared transaction that a writer
+	// commits or rolls back when it starts; nil means slog.Default().
+	Logger *slog.Logger
 }
 
 // EnsureDefaults fills in the defaults of unset fields.
 func (o *Options[T]) EnsureDefaults() {
 	if o.BatchSize <= 0 {
 		o.BatchSize = DefaultBatchSize
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
 	}
 }
 
@@ -66,6 +85,11 @@ func (o *Options[T]) Validate() error {
 	}
 	if o.Row == nil {
 		errs = append(errs, errors.New("row function is nil"))
+	}
+	if o.TransactionPrefix != "" {
+		if err := checkPrefix(o.TransactionPrefix); err != nil {
+			errs = append(errs, err)
+		}
 	}
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("postgres: sink options for table %q: %w", o.Table, err)
@@ -95,7 +119,7 @@ func tableIdent(table string) (pgx.Identifier, error) {
 // and savepoints, so its fields are plain.
 type Committable struct {
 	// TransactionID is the gid of the prepared transaction:
-	// weir-<jobID>-<operatorUID>-<subtask>-<checkpointID>.
+	// <prefix>-<subtask>-<checkpointID> (see Options.TransactionPrefix).
 	TransactionID string
 	// CheckpointID is the checkpoint whose data the transaction holds.
 	CheckpointID int64

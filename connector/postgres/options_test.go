@@ -25,6 +25,9 @@ func TestOptionsValidate(t *testing.T) {
 		{"no columns", func(o *Options[rec]) { o.Columns = nil }, "no Columns"},
 		{"empty column", func(o *Options[rec]) { o.Columns = []string{"a", ""} }, "column 1 is empty"},
 		{"no Row", func(o *Options[rec]) { o.Row = nil }, "row function is nil"},
+		{"transaction prefix", func(o *Options[rec]) { o.TransactionPrefix = "orders-1" }, ""},
+		{"transaction prefix with a space", func(o *Options[rec]) { o.TransactionPrefix = "my sink" }, "transaction prefix \"my sink\""},
+		{"transaction prefix too long", func(o *Options[rec]) { o.TransactionPrefix = strings.Repeat("p", 169) }, "more than 168"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			o := ok
@@ -62,7 +65,6 @@ func TestCreateWriterChecksContext(t *testing.T) {
 		info weir.SinkContext
 		want string
 	}{
-		{"no job id", weir.SinkContext{OperatorUID: "u", Parallelism: 1}, "no job id"},
 		{"no uid", weir.SinkContext{JobID: job, Parallelism: 1}, "operator uid"},
 		{"subtask out of range", weir.SinkContext{JobID: job, OperatorUID: "u", SubtaskIndex: 2, Parallelism: 2}, "subtask 2 of parallelism 2"},
 		{"no parallelism", weir.SinkContext{JobID: job, OperatorUID: "u"}, "parallelism 0"},

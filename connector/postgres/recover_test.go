@@ -1,22 +1,26 @@
 package postgres
 
 import (
+	"maps"
 	"slices"
 	"testing"
 )
 
-// TestRecovery leaves prepared transactions as a failed attempt would and
-// checks what a new writer commits, rolls back and leaves alone. Each
-// prepared transaction inserted one row keyed by its gid.
+// gidSpec is a gid of the prefix under test.
+type gidSpec struct {
+	subtask int
+	ckpt    int64
+}
+
+// TestRecovery leaves prepared transactions as earlier runs would and
+// checks what a new writer commits, rolls back and leaves alone, and that
+// it logs each gid it finishes. Each prepared transaction inserted one row
+// keyed by its gid.
 func TestRecovery(t *testing.T) {
 	dsn := shared.DSN
-	type gidSpec struct {
-		subtask int
-		ckpt    int64
-	}
 	for _, tc := range []struct {
 		name        string
-		left        []gidSpec // this job and operator's leftovers
+		left        []gidSpec // leftovers of the prefix
 		subtask     int       // the new writer
 		parallelism int
 		restored    int64
@@ -30,7 +34,7 @@ func TestRecovery(t *testing.T) {
 		},
 		{
 			name: "fresh start rolls back everything",
-			left: []gidSpec{{0, 1}, {0, 2}}, subtask: 0, parallelism: 1, restored: 0,
+			left: []gidSpec{{0, 1}, {0, 2}, {0, 9}}, subtask: 0, parallelism: 1, restored: 0,
 		},
 		{
 			name: "a subtask finishes only its own",
@@ -43,6 +47,10 @@ func TestRecovery(t *testing.T) {
 			committed: []gidSpec{{1, 5}, {3, 5}}, stillThere: []gidSpec{{0, 5}, {2, 5}},
 		},
 		{
+			name: "scaled down from 6 to 1 on a fresh start",
+			left: []gidSpec{{0, 2}, {3, 2}, {5, 1}}, subtask: 0, parallelism: 1, restored: 0,
+		},
+		{
 			name: "scaled up from 1 to 3: subtask 0 keeps its own",
 			left: []gidSpec{{0, 2}, {0, 3}}, subtask: 0, parallelism: 3, restored: 2,
 			committed: []gidSpec{{0, 2}},
@@ -50,23 +58,25 @@ func TestRecovery(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			table := newTable(t, dsn)
-			job := newJobID()
-			prefix := gidPrefix(job, "pg-sink")
+			prefix := prefixOf(table)
 			gid := func(g gidSpec) string { return makeGID(prefix, g.subtask, g.ckpt) }
 			for _, g := range tc.left {
 				prepareByHand(t, dsn, table, gid(g))
 			}
-			// Others' transactions, which recovery must not touch: another
-			// job's, and another operator's whose uid extends this one's.
+			// Others' transactions, which recovery must not touch: of a
+			// prefix that extends this one (as a uid extending the uid
+			// gives), of another database, and a gid of the prefix that is
+			// not of the form <prefix>-<subtask>-<checkpoint>.
 			others := []string{
-				makeGID(gidPrefix(newJobID(), "pg-sink"), tc.subtask, 1),
-				makeGID(gidPrefix(job, "pg-sink-2"), tc.subtask, 1),
+				makeGID(defaultPrefix("postgres", table, "pg-sink-2"), tc.subtask, 1),
+				makeGID(defaultPrefix("other", table, "pg-sink"), tc.subtask, 1),
+				prefix + "-" + "x-1",
 			}
 			for _, g := range others {
 				prepareByHand(t, dsn, table, g)
 			}
-			// mine lists what is prepared under this operator's prefix, less
-			// the other operator's gids that share it as a string prefix.
+			// mine lists what is prepared under this prefix, less the
+			// others' gids that share it as a string prefix.
 			mine := func() []string {
 				return slices.DeleteFunc(prepared(t, dsn, prefix), func(g string) bool { return slices.Contains(others, g) })
 			}
@@ -76,14 +86,21 @@ func TestRecovery(t *testing.T) {
 				}
 			})
 
-			createWriter(t, NewSink(options(dsn, table)), sinkContext(job, tc.subtask, tc.parallelism, tc.restored))
+			o, logs := withLogs(options(dsn, table))
+			createWriter(t, NewSink(o), sinkContext(newJobID(), tc.subtask, tc.parallelism, tc.restored))
 
 			var wantKeys, wantPrepared []string
-			for _, g := range tc.committed {
-				wantKeys = append(wantKeys, gid(g))
-			}
-			for _, g := range tc.stillThere {
-				wantPrepared = append(wantPrepared, gid(g))
+			wantLogs := map[string]string{}
+			for _, g := range tc.left {
+				switch {
+				case slices.Contains(tc.committed, g):
+					wantKeys = append(wantKeys, gid(g))
+					wantLogs[gid(g)] = "committed"
+				case slices.Contains(tc.stillThere, g):
+					wantPrepared = append(wantPrepared, gid(g))
+				default:
+					wantLogs[gid(g)] = "rolled back"
+				}
 			}
 			slices.Sort(wantKeys)
 			slices.Sort(wantPrepared)
@@ -97,6 +114,9 @@ func TestRecovery(t *testing.T) {
 				if len(prepared(t, dsn, g)) != 1 {
 					t.Errorf("another sink's %s was touched", g)
 				}
+			}
+			if got, _ := logs.finished(t); !maps.Equal(got, wantLogs) {
+				t.Errorf("logged %v, want %v", got, wantLogs)
 			}
 		})
 	}

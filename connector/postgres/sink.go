@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -17,7 +18,8 @@ var ErrRolledBack = errors.New("postgres: prepared transaction was rolled back")
 
 // SQLSTATE codes the sink acts on.
 const (
-	codeUndefinedObject = "42704" // no prepared transaction with that gid
+	codeUndefinedObject  = "42704" // no prepared transaction with that gid
+	codeLockNotAvailable = "55P03" // lock_timeout ran out
 )
 
 // NewSink returns an exactly-once sink that writes elements into a table.
@@ -39,18 +41,20 @@ func TryNewSink[T any](opts Options[T]) (weir.Sink[T, Committable], error) {
 	}
 	opts.Columns = append([]string(nil), opts.Columns...)
 	table, _ := tableIdent(opts.Table)
-	return &sink[T]{opts: opts, table: table}, nil
+	return &sink[T]{opts: opts, table: table, claimWait: defaultClaimWait}, nil
 }
 
 type sink[T any] struct {
-	opts  Options[T]
-	table pgx.Identifier
-	err   error // from NewSink's validation
+	opts      Options[T]
+	table     pgx.Identifier
+	claimWait time.Duration // see claim
+	err       error         // from NewSink's validation
 }
 
-// CreateWriter connects, runs CreateTable and resolves the transactions a
-// previous attempt left prepared (see the package doc), then returns the
-// subtask's writer.
+// CreateWriter connects, claims the transaction prefix for its subtask,
+// runs CreateTable and finishes the transactions of the prefix that
+// earlier runs or attempts left prepared (see the package doc), then
+// returns the subtask's writer.
 func (s *sink[T]) CreateWriter(ctx context.Context, info weir.SinkContext) (weir.SinkWriter[T, Committable], error) {
 	if s.err != nil {
 		return nil, s.err
@@ -63,9 +67,8 @@ func (s *sink[T]) CreateWriter(ctx context.Context, info weir.SinkContext) (weir
 		return nil, fmt.Errorf("postgres: writer for table %s: %w", s.opts.Table, err)
 	}
 	w := &writer[T]{
-		opts: s.opts, table: s.table, info: info, conn: conn,
-		prefix: gidPrefix(info.JobID, info.OperatorUID),
-		buf:    make([]any, 0, s.opts.BatchSize*len(s.opts.Columns)),
+		opts: s.opts, table: s.table, info: info, conn: conn, claimWait: s.claimWait,
+		buf: make([]any, 0, s.opts.BatchSize*len(s.opts.Columns)),
 	}
 	if err := w.start(ctx); err != nil {
 		return nil, errors.Join(err, w.Close())
@@ -83,12 +86,10 @@ func (s *sink[T]) CreateCommitter(ctx context.Context, info weir.SinkContext) (w
 
 func (s *sink[T]) checkContext(info weir.SinkContext) error {
 	switch {
-	case info.JobID == "":
-		return fmt.Errorf("postgres: writer for table %s: no job id", s.opts.Table)
-	case info.OperatorUID == "":
-		// Without a uid two sinks of a job would share gids, and the
-		// recovery of one would finish the transactions of the other.
-		return fmt.Errorf("postgres: writer for table %s: the sink needs a stable operator uid (set one with UID)", s.opts.Table)
+	case info.OperatorUID == "" && s.opts.TransactionPrefix == "":
+		// The default prefix holds the uid: without one, two sinks of a
+		// job writing the table would share gids.
+		return fmt.Errorf("postgres: writer for table %s: the sink needs a stable operator uid (set one with UID) or a TransactionPrefix", s.opts.Table)
 	case info.Parallelism < 1 || info.SubtaskIndex < 0 || info.SubtaskIndex >= info.Parallelism:
 		return fmt.Errorf("postgres: writer for table %s: subtask %d of parallelism %d", s.opts.Table, info.SubtaskIndex, info.Parallelism)
 	case info.RestoredFromID < 0:

@@ -22,24 +22,35 @@ type writer[T any] struct {
 	opts   Options[T]
 	table  pgx.Identifier
 	info   weir.SinkContext
-	prefix string // gidPrefix of the job and operator
+	prefix string // of the gids: Options.TransactionPrefix or defaultPrefix
 	conn   *pgx.Conn
+	// claimWait bounds the wait for the prefix's lock (see claim).
+	claimWait time.Duration
 
 	buf  []any // rows not yet copied, len(Columns) values each
 	rows int   // rows in buf
 	inTx bool  // a transaction is open on conn (BEGIN sent, not prepared)
 }
 
-// start checks the server, runs CreateTable and recovers.
+// start checks the server, names the prefix and claims it, runs
+// CreateTable and recovers.
 func (w *writer[T]) start(ctx context.Context) error {
-	var max int
-	err := w.conn.QueryRow(ctx, "SELECT current_setting('max_prepared_transactions')::int").Scan(&max)
+	var maxPrepared int
+	var database string
+	err := w.conn.QueryRow(ctx, "SELECT current_setting('max_prepared_transactions')::int, current_database()").Scan(&maxPrepared, &database)
 	if err != nil {
 		return fmt.Errorf("postgres: writer for table %s: %w", w.opts.Table, err)
 	}
-	if max == 0 {
+	if maxPrepared == 0 {
 		return fmt.Errorf("postgres: writer for table %s: the server has max_prepared_transactions = 0; "+
 			"two-phase commit needs at least the sink's parallelism times the checkpoints in flight, plus one", w.opts.Table)
+	}
+	w.prefix = w.opts.TransactionPrefix
+	if w.prefix == "" {
+		w.prefix = defaultPrefix(database, w.opts.Table, w.info.OperatorUID)
+	}
+	if err := w.claim(ctx); err != nil {
+		return err
 	}
 	if w.opts.CreateTable != "" {
 		if err := w.createTable(ctx); err != nil {

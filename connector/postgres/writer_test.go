@@ -27,7 +27,7 @@ func TestWritePrepareCommit(t *testing.T) {
 		t.Fatalf("%d rows visible before prepare", n)
 	}
 	cs := prepare(t, w, 1)
-	want := Committable{TransactionID: "weir-" + job + "-pg-sink-0-1", CheckpointID: 1, Subtask: 0}
+	want := Committable{TransactionID: "weir-postgres." + table + "-pg-sink-0-1", CheckpointID: 1, Subtask: 0}
 	if len(cs) != 1 || cs[0].XID == 0 {
 		t.Fatalf("committables = %+v, want one with an xid", cs)
 	}
@@ -37,7 +37,7 @@ func TestWritePrepareCommit(t *testing.T) {
 	if n := count(t, dsn, table); n != 0 {
 		t.Fatalf("%d rows visible after prepare, before commit", n)
 	}
-	if got := prepared(t, dsn, "weir-"+job); len(got) != 1 || got[0] != want.TransactionID {
+	if got := prepared(t, dsn, prefixOf(table)); len(got) != 1 || got[0] != want.TransactionID {
 		t.Fatalf("prepared = %v, want [%s]", got, want.TransactionID)
 	}
 
@@ -64,7 +64,7 @@ func TestWritePrepareCommit(t *testing.T) {
 	if cs3 := prepare(t, w, 3); len(cs3) != 0 {
 		t.Fatalf("prepare with nothing written = %+v, want none", cs3)
 	}
-	if got := prepared(t, dsn, "weir-"+job); len(got) != 0 {
+	if got := prepared(t, dsn, prefixOf(table)); len(got) != 0 {
 		t.Fatalf("still prepared: %v", got)
 	}
 	// Every key's sequence numbers arrived once, with count = seq+1.
@@ -107,7 +107,7 @@ func TestCloseRollsBack(t *testing.T) {
 	if err := w.Close(); err != nil {
 		t.Fatalf("second Close: %v", err)
 	}
-	if got := prepared(t, dsn, "weir-"+job); len(got) != 1 || got[0] != cs[0].TransactionID {
+	if got := prepared(t, dsn, prefixOf(table)); len(got) != 1 || got[0] != cs[0].TransactionID {
 		t.Fatalf("prepared = %v, want [%s]", got, cs[0].TransactionID)
 	}
 	if err := createCommitter(t, s).Commit(testContext(t), cs); err != nil {

@@ -47,16 +47,7 @@ func TestExactlyOncePostgres(t *testing.T) {
 				t.Fatalf("PostgreSQL rows are not exactly-once: %v", err)
 			}
 			// No transaction is left prepared.
-			conn, err := pgx.Connect(ctx, srv.DSN)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer conn.Close(ctx)
-			var n int
-			if err := conn.QueryRow(ctx, "SELECT count(*) FROM pg_prepared_xacts").Scan(&n); err != nil {
-				t.Fatal(err)
-			}
-			if n != 0 {
+			if n := preparedCount(t, srv.DSN); n != 0 {
 				t.Errorf("%d prepared transactions left behind", n)
 			}
 		})

@@ -47,7 +47,7 @@ func decode(b []byte) (*Metadata, error) {
 		return nil, fmt.Errorf("%w: format %s is older than any this build reads (%d.x)",
 			ErrVersion, VersionString(version), FormatMajor)
 	}
-	d := &dec{b: body, off: headerLen, lenient: version&0xff > FormatMinor}
+	d := &dec{b: body, off: headerLen, minor: version & 0xff, lenient: version&0xff > FormatMinor}
 	md := &Metadata{Version: version}
 	header := false
 	for d.err == nil && d.left() > 0 {
@@ -157,6 +157,10 @@ func (k *KeyedStateHandle) decode(d *dec) {
 			f.Key = d.str()
 			f.Path = d.str()
 			f.Size = d.int64("size")
+			if d.minor >= 1 {
+				f.HasCRC = d.flags(1)[0]
+				f.CRC = d.u32()
+			}
 		})
 		k.Shared = append(k.Shared, f)
 	}

@@ -52,8 +52,9 @@
 // whose referenced files are all there and intact, skipping (and logging)
 // newer ones that are not. It returns an error rather than go further back
 // when a checkpoint cannot be read for another reason (I/O, a newer format).
-// ReadState verifies each stream against its handle's size and CRC as it is
-// read.
+// ReadState verifies each stream, and ReadShared each shared file, against
+// its handle's size and CRC as it is read (shared files of format 1.0
+// snapshots recorded no CRC: size only).
 //
 // # Retiring snapshots
 //

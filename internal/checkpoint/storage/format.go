@@ -13,7 +13,7 @@ import (
 // specification; change both together.
 const (
 	FormatMajor = 1
-	FormatMinor = 0
+	FormatMinor = 1
 	// FormatVersion is the version this build writes.
 	FormatVersion uint16 = FormatMajor<<8 | FormatMinor
 )
@@ -127,6 +127,8 @@ func (k *KeyedStateHandle) encode(e *enc) {
 			e.str(f.Key)
 			e.str(f.Path)
 			e.uvarint(uint64(f.Size))
+			e.flags(f.HasCRC) // since 1.1
+			e.u32(f.CRC)
 		})
 	}
 }

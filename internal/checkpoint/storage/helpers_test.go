@@ -28,7 +28,7 @@ func inline(b []byte) storage.StreamHandle {
 
 // sampleMetadata is a checkpoint with one of everything, its handles made
 // up (for format tests, which do not look at files). TestGolden pins its
-// encoding: a change here needs testdata/metadata-1.0.bin rewritten with
+// encoding: a change here needs testdata/metadata-1.1.bin rewritten with
 // -update, which is only right if the encoder did not change.
 func sampleMetadata() *storage.Metadata {
 	return &storage.Metadata{
@@ -62,7 +62,8 @@ func sampleMetadata() *storage.Metadata {
 						KeyGroupStart: 0, KeyGroupEnd: 63,
 						Stream: inline([]byte("incremental backend metadata")),
 						Shared: []storage.SharedFile{
-							{Key: "count-2/0/000001.sst", Path: "shared/count-2_0_000001.sst-0102030405060708", Size: 1 << 20},
+							{Key: "count-2/0/000001.sst", Path: "shared/count-2_0_000001.sst-0102030405060708", Size: 1 << 20, CRC: 0x0badf00d, HasCRC: true},
+							// A file a format 1.0 checkpoint recorded, without its CRC.
 							{Key: "count-2/0/MANIFEST", Path: "MANIFEST-1112131415161718", Size: 300},
 						},
 					}}},

@@ -82,10 +82,19 @@ func (s *Storage) verify(ctx context.Context, store objectStore, dir string, md 
 		}
 		err = checkSize(ctx, store, handleKey(dir, h.Path), h.Size)
 	})
+	// Incremental checkpoints reference a shared file from several
+	// handles; it is read once.
+	seen := map[string]bool{}
 	md.eachShared(func(f SharedFile) {
-		if err == nil {
-			err = checkSize(ctx, store, handleKey(dir, f.Path), f.Size)
+		if err != nil || seen[f.Path] {
+			return
 		}
+		seen[f.Path] = true
+		if s.opts.Verify == VerifyFull && f.HasCRC {
+			err = s.VerifyShared(ctx, loc, f)
+			return
+		}
+		err = checkSize(ctx, store, handleKey(dir, f.Path), f.Size)
 	})
 	return err
 }

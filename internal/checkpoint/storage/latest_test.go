@@ -69,6 +69,18 @@ func TestLatestCompletedSkips(t *testing.T) {
 		{"missing shared file", storage.VerifyFull, func(t *testing.T, b *backend, s *storage.Storage, one, two chk) {
 			b.remove(t, b.fileOf(two.loc, two.md.Operators[0].Subtasks[0].Keyed[0].Shared[0].Path))
 		}, "not found", 1},
+		{"damaged shared file", storage.VerifyFull, func(t *testing.T, b *backend, s *storage.Storage, one, two chk) {
+			f := b.fileOf(two.loc, two.md.Operators[0].Subtasks[0].Keyed[0].Shared[0].Path)
+			d := b.read(t, f)
+			d[len(d)/2] ^= 1
+			b.write(t, f, d)
+		}, "CRC", 1},
+		{"damaged shared file, size check only", storage.VerifySize, func(t *testing.T, b *backend, s *storage.Storage, one, two chk) {
+			f := b.fileOf(two.loc, two.md.Operators[0].Subtasks[0].Keyed[0].Shared[0].Path)
+			d := b.read(t, f)
+			d[len(d)/2] ^= 1
+			b.write(t, f, d)
+		}, "", 2}, // VerifySize is blind to it; ReadShared catches it at restore
 		{"shared file of another size", storage.VerifyFull, func(t *testing.T, b *backend, s *storage.Storage, one, two chk) {
 			b.write(t, b.fileOf(two.loc, two.md.Operators[0].Subtasks[0].Keyed[0].Shared[0].Path), []byte("x"))
 		}, "has 1 bytes", 1},

@@ -187,6 +187,13 @@ type SharedFile struct {
 	Path string
 	// Size is the length of the file in bytes.
 	Size int64
+	// CRC is the CRC-32C (Castagnoli) of the file's bytes when HasCRC is
+	// set, and zero otherwise.
+	CRC uint32
+	// HasCRC is set when the handle records the file's CRC: always for a
+	// file WriteShared wrote, never for one of a snapshot in format 1.0,
+	// which recorded only the size.
+	HasCRC bool
 }
 
 // IsInline reports whether h keeps its bytes in the metadata.

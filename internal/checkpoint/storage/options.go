@@ -14,9 +14,10 @@ type VerifyMode uint8
 
 // The verification modes.
 const (
-	// VerifyFull reads every referenced state file and checks its size
-	// and CRC (shared files: size only; they carry no CRC). It costs one
-	// read of the whole checkpoint and finds every damaged file.
+	// VerifyFull reads every referenced state and shared file and checks
+	// its size and CRC (shared files of format 1.0 snapshots, which
+	// recorded no CRC: size only). It costs one read of the whole
+	// checkpoint and finds every damaged file.
 	VerifyFull VerifyMode = iota
 	// VerifySize only checks that every referenced file exists with the
 	// size its handle records: cheap on object stores, blind to damage

@@ -109,12 +109,14 @@ func (s *Storage) ReadState(ctx context.Context, location string, h StreamHandle
 	if err != nil {
 		return nil, fmt.Errorf("read state %s from %s: %w", h.Path, location, err)
 	}
-	return &verifyingReader{rc: rc, name: store.locate(handleKey(dir, h.Path)), size: h.Size,
+	return &verifyingReader{rc: rc, name: referenced(store, dir, h.Path, location), size: h.Size,
 		crc: h.CRC, h: crc32.New(castagnoli), checkCRC: true}, nil
 }
 
 // ReadShared opens a shared file referenced by the snapshot at location.
-// Shared files carry no CRC; the reader checks the size as ReadState does.
+// The reader checks the file against its handle as ReadState does: its
+// size, and its CRC when the handle records one (every file written in
+// format 1.1 or later).
 func (s *Storage) ReadShared(ctx context.Context, location string, f SharedFile) (io.ReadCloser, error) {
 	if err := f.validate(KindCheckpoint); err != nil {
 		return nil, fmt.Errorf("read shared file from %s: %w: %w", location, ErrInvalid, err)
@@ -127,8 +129,29 @@ func (s *Storage) ReadShared(ctx context.Context, location string, f SharedFile)
 	if err != nil {
 		return nil, fmt.Errorf("read shared file %s from %s: %w", f.Path, location, err)
 	}
-	return &verifyingReader{rc: rc, name: store.locate(handleKey(dir, f.Path)), size: f.Size,
-		h: crc32.New(castagnoli)}, nil
+	return &verifyingReader{rc: rc, name: referenced(store, dir, f.Path, location), size: f.Size,
+		crc: f.CRC, checkCRC: f.HasCRC, h: crc32.New(castagnoli)}, nil
+}
+
+// VerifyShared reads the whole of shared file f and checks its size and,
+// when its handle records one, its CRC.
+func (s *Storage) VerifyShared(ctx context.Context, location string, f SharedFile) error {
+	rc, err := s.ReadShared(ctx, location, f)
+	if err != nil {
+		return err
+	}
+	defer rc.Close()
+	if _, err := io.Copy(io.Discard, ctxReader{ctx, rc}); err != nil {
+		return fmt.Errorf("verify shared file %s of %s: %w", f.Path, location, err)
+	}
+	return nil
+}
+
+// referenced names the file of handle path p for errors: where it is, and
+// which snapshot references it (a shared file is not inside the snapshot's
+// directory, and may be referenced by several).
+func referenced(store objectStore, dir, p, location string) string {
+	return fmt.Sprintf("%s (referenced by %s)", store.locate(handleKey(dir, p)), location)
 }
 
 // VerifyState reads the whole stream of h and checks its size and CRC.

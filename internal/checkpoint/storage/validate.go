@@ -175,5 +175,8 @@ func (f SharedFile) validate(kind Kind) error {
 	if f.Size < 0 {
 		return fmt.Errorf("negative size %d", f.Size)
 	}
+	if !f.HasCRC && f.CRC != 0 {
+		return fmt.Errorf("crc %08x recorded without its flag", f.CRC)
+	}
 	return nil
 }

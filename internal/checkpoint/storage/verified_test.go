@@ -12,8 +12,8 @@ import (
 )
 
 // ReadVerified, what a restart from the coordinator's latest checkpoint
-// reads, refuses a checkpoint whose shared file is truncated or gone, and
-// reads an intact one.
+// reads, refuses a checkpoint whose shared file is truncated, damaged or
+// gone, and reads an intact one.
 func TestReadVerifiedChecksReferencedFiles(t *testing.T) {
 	payload := bytes.Repeat([]byte("state "), 10000)
 	for _, tt := range []struct {
@@ -27,6 +27,15 @@ func TestReadVerifiedChecksReferencedFiles(t *testing.T) {
 				t.Fatal(err)
 			}
 		}, "verify"},
+		{"zeroed shared file", func(t *testing.T, path string) {
+			fi, err := os.Stat(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(path, make([]byte, fi.Size()), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}, "has CRC"},
 		{"missing shared file", func(t *testing.T, path string) {
 			if err := os.Remove(path); err != nil {
 				t.Fatal(err)

@@ -46,6 +46,9 @@ type dec struct {
 	b    []byte
 	off  int
 	base int // offset of b[0] in the whole file, for error messages
+	// minor is the file's minor version: fields a minor version appended
+	// to a record are read only from files of that minor or a later one.
+	minor uint16
 	// lenient is set when the file's minor version is newer than this
 	// build's: unknown sections, trailing record bytes and unknown flag
 	// bits are then extensions to skip, not corruption.
@@ -190,7 +193,7 @@ func (d *dec) record(what string, fn func(*dec)) {
 	if d.err != nil {
 		return
 	}
-	sub := &dec{b: d.raw(n), base: d.base + d.off - n, lenient: d.lenient}
+	sub := &dec{b: d.raw(n), base: d.base + d.off - n, minor: d.minor, lenient: d.lenient}
 	fn(sub)
 	if sub.err == nil && sub.left() != 0 && !sub.lenient {
 		sub.failf("%d unexpected bytes at the end of the %s", sub.left(), what)

@@ -133,6 +133,8 @@ func (d *CheckpointDir) WriteState(ctx context.Context, name string, r io.Reader
 // is deleted only through DeleteShared. For a savepoint it goes into the
 // savepoint's own directory. The name is derived from key plus a random
 // suffix, so a file a retained checkpoint references is never overwritten.
+// The handle records the size and CRC-32C of what was read from r, computed
+// as it streamed, so that a restore detects any damage to the file.
 func (d *CheckpointDir) WriteShared(ctx context.Context, key string, r io.Reader) (SharedFile, error) {
 	if key == "" {
 		return SharedFile{}, fmt.Errorf("write shared file: %w: empty key", ErrInvalid)
@@ -144,11 +146,11 @@ func (d *CheckpointDir) WriteShared(ctx context.Context, key string, r io.Reader
 	if d.kind == KindSavepoint {
 		dir, prefix = d.dir, ""
 	}
-	file, size, _, err := d.writeFile(ctx, dir, sanitize(key, 200), r)
+	file, size, sum, err := d.writeFile(ctx, dir, sanitize(key, 200), r)
 	if err != nil {
 		return SharedFile{}, fmt.Errorf("write shared file %q: %w", key, err)
 	}
-	return SharedFile{Key: key, Path: prefix + file, Size: size}, nil
+	return SharedFile{Key: key, Path: prefix + file, Size: size, CRC: sum, HasCRC: true}, nil
 }
 
 // WriteTaskOwned writes a file whose lifetime the task manages itself (as

@@ -111,24 +111,39 @@ func download(n op.NativeKeyed, dir string) error {
 	return nil
 }
 
+// downloadFile copies f to path. The reader checks the file against its
+// handle (size, and CRC when recorded) as it reaches the end, so a damaged
+// file fails here, before Pebble opens any of them: a file Pebble opened
+// damaged could restore wrong state, or fail only later in a compaction
+// that retries forever. A file that is missing or damaged stays so, and
+// the error is marked unrecoverable, so that no restart loops on it.
 func downloadFile(n op.NativeKeyed, f storage.SharedFile, path string) error {
+	err := copyFile(n, f, path)
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, storage.ErrCorrupt) || errors.Is(err, storage.ErrNotFound):
+		return fmt.Errorf("restore state file %s: %w: %w", f.Key, scheduler.ErrUnrecoverable, err)
+	default:
+		return fmt.Errorf("restore state file %s: %w", f.Key, err)
+	}
+}
+
+func copyFile(n op.NativeKeyed, f storage.SharedFile, path string) error {
 	rc, err := n.Open(context.Background(), f)
 	if err != nil {
-		return fmt.Errorf("restore state file %s: %w", f.Key, err)
+		return err
 	}
 	defer rc.Close()
 	out, err := os.Create(path)
 	if err != nil {
-		return fmt.Errorf("restore state file %s: %w", f.Key, err)
+		return err
 	}
 	_, err = io.Copy(out, rc)
 	if cerr := out.Close(); err == nil {
 		err = cerr
 	}
-	if err != nil {
-		return fmt.Errorf("restore state file %s: %w", f.Key, err)
-	}
-	return nil
+	return err
 }
 
 // safeName keeps the letters, digits, '-' and '_' of s, for a directory

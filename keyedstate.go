@@ -102,7 +102,7 @@ func download(n op.NativeKeyed, dir string) error {
 	}
 	for _, f := range n.Files {
 		if f.Key == "" || f.Key != filepath.Base(f.Key) || strings.HasPrefix(f.Key, ".") {
-			return fmt.Errorf("restore state files: %w: bad file name %q", storage.ErrCorrupt, f.Key)
+			return fmt.Errorf("restore state files: %w: %w: bad file name %q", scheduler.ErrUnrecoverable, storage.ErrCorrupt, f.Key)
 		}
 		if err := downloadFile(n, f, filepath.Join(dir, f.Key)); err != nil {
 			return err

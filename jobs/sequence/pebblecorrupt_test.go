@@ -16,7 +16,6 @@ import (
 
 	"github.com/weir-engine/weir"
 	"github.com/weir-engine/weir/internal/checkpoint/storage"
-	"github.com/weir-engine/weir/internal/scheduler"
 	"github.com/weir-engine/weir/jobs/sequence"
 )
 
@@ -299,7 +298,7 @@ func restoreCorrupt(t *testing.T, cfg sequence.Config, out, loc, key string, inc
 		t.Fatalf("restored from a checkpoint with a damaged %s", key)
 	case ctx.Err() != nil:
 		t.Fatalf("the restore from a damaged %s neither failed nor finished in time (%d restarts): %v", key, r.res.Restarts, r.err)
-	case !errors.Is(r.err, scheduler.ErrUnrecoverable):
+	case !errors.Is(r.err, weir.ErrUnrecoverable):
 		t.Errorf("error not marked unrecoverable: %v", r.err)
 	}
 	if !strings.Contains(r.err.Error(), key) || !strings.Contains(r.err.Error(), loc) {

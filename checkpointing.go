@@ -2,6 +2,7 @@ package weir
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"time"
@@ -23,6 +24,12 @@ type CheckpointConfig struct {
 	// gocloud.dev/blob URL (s3://, gs://, mem://). Empty means a temporary
 	// directory removed when the job ends.
 	Dir string
+	// SavepointDir is where savepoints go that are taken without a
+	// target directory, as Flink's state.savepoints.dir (default:
+	// "savepoints" under Dir). When Dir is empty too, such savepoints are
+	// refused: the temporary directory would take them along when the job
+	// ends.
+	SavepointDir string
 	// Timeout aborts a checkpoint that takes longer (default 10m).
 	Timeout time.Duration
 	// MinPause is the least time between the end of one checkpoint and
@@ -90,6 +97,17 @@ func checkpointStats(s jobmaster.CheckpointStats) CheckpointStats {
 		UploadedTotal: s.UploadedTotal}
 }
 
+// ErrNoSavepointDir refuses a savepoint without a target directory when no
+// default one is configured (CheckpointConfig.SavepointDir) and checkpoints
+// go to a temporary directory, which the savepoint would not outlive.
+var ErrNoSavepointDir = errors.New("weir: no savepoint directory: give a target directory, or configure a default one (--savepoint-dir, CheckpointConfig.SavepointDir)")
+
+// hasDefaultSavepointDir reports whether a savepoint without a target
+// directory has a durable place to go.
+func (c *CheckpointConfig) hasDefaultSavepointDir() bool {
+	return c != nil && (c.SavepointDir != "" || c.Dir != "")
+}
+
 func (c *CheckpointConfig) validate() error {
 	if c.Interval <= 0 {
 		return fmt.Errorf("weir: checkpoint interval %v must be positive", c.Interval)
@@ -119,7 +137,7 @@ func (e *Env) checkpointOptions(ctx context.Context) (opts *jobmaster.Checkpoint
 		}
 		dir, cleanup = tmp, func() { os.RemoveAll(tmp) }
 	}
-	st, err := storage.Open(ctx, dir, storage.Options{Logger: e.opts.Logger})
+	st, err := storage.Open(ctx, dir, storage.Options{Logger: e.opts.Logger, SavepointDir: c.SavepointDir})
 	if err != nil {
 		cleanup()
 		return nil, func() {}, fmt.Errorf("weir: checkpoint storage: %w", err)

@@ -67,6 +67,12 @@ type Options struct {
 	AllowNonRestored bool
 	// Logger receives the engine's logs (default: discarded).
 	Logger *slog.Logger
+	// JobID is the id of the job Execute runs: 32 lower-case hex
+	// characters (default: a new random one for every run). A run that
+	// resumes an earlier run of the same job from its checkpoints takes
+	// its id, so that it continues that job's checkpoints, as Flink's
+	// recovery of a job does.
+	JobID string
 	// Stdout is where Print writes (default os.Stdout).
 	Stdout io.Writer
 }
@@ -97,6 +103,9 @@ func WithBufferTimeout(d time.Duration) Option { return func(o *Options) { o.Buf
 // WithLogger sets the logger.
 func WithLogger(l *slog.Logger) Option { return func(o *Options) { o.Logger = l } }
 
+// WithJobID sets the job's id (see Options.JobID).
+func WithJobID(id string) Option { return func(o *Options) { o.JobID = id } }
+
 // WithStdout sets where Print writes.
 func WithStdout(w io.Writer) Option { return func(o *Options) { o.Stdout = w } }
 
@@ -116,6 +125,8 @@ func (o *Options) Validate() error {
 		return fmt.Errorf("weir: mini-cluster size %d x %d must be positive", o.TaskManagers, o.SlotsPerTaskManager)
 	case o.Mode != Streaming && o.Mode != Batch:
 		return fmt.Errorf("weir: unknown runtime mode %d", o.Mode)
+	case o.JobID != "" && !isJobID(o.JobID):
+		return fmt.Errorf("weir: job id %q: want 32 lower-case hex characters", o.JobID)
 	}
 	return nil
 }
@@ -206,6 +217,9 @@ type Result struct {
 	Restarts int
 	// Checkpoints counts the job's checkpoints.
 	Checkpoints CheckpointStats
+	// Savepoint is the location of the savepoint the job was stopped
+	// with (JobClient.StopWithSavepoint); empty when it ended otherwise.
+	Savepoint string
 }
 
 // ErrJobFailed wraps the root cause of a failed job.
@@ -264,6 +278,19 @@ func (e *Env) Execute(ctx context.Context, name string) (*Result, error) {
 		return nil, err
 	}
 	return c.Wait()
+}
+
+// isJobID reports whether id is 32 lower-case hex characters.
+func isJobID(id string) bool {
+	if len(id) != 32 {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		if c := id[i]; !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return false
+		}
+	}
+	return true
 }
 
 // NewJobID returns a random job id: 32 lower-case hex characters, as

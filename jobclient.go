@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/weir-engine/weir/internal/checkpoint"
@@ -25,6 +26,13 @@ type JobClient struct {
 	cancel  context.CancelFunc
 	release context.CancelFunc
 	cleanup func()
+
+	// stops tracks the stop-with-savepoint requests (see savepoint).
+	stops struct {
+		sync.Mutex
+		pending  []chan struct{} // closed when a request's reply was looked at
+		location string          // the savepoint a stop completed with
+	}
 }
 
 // ExecuteAsync starts the program on the embedded mini-cluster and returns
@@ -35,7 +43,10 @@ func (e *Env) ExecuteAsync(ctx context.Context, name string) (*JobClient, error)
 	if err != nil {
 		return nil, err
 	}
-	jobID := NewJobID()
+	jobID := e.opts.JobID
+	if jobID == "" {
+		jobID = NewJobID()
+	}
 	e.accumulators.reset()
 	cp, cleanup, err := e.checkpointOptions(ctx)
 	if err != nil {
@@ -104,6 +115,9 @@ func (c *JobClient) Wait() (*Result, error) {
 	c.cleanup()
 	out := &Result{JobID: c.jobID, JobName: c.name, Duration: res.Duration, Accumulators: c.env.accumulators.snapshot(), Restarts: res.Restarts,
 		Checkpoints: checkpointStats(res.Checkpoints)}
+	if res.Status == "FINISHED" {
+		out.Savepoint = c.stopSavepoint()
+	}
 	for _, v := range res.Vertices {
 		out.Vertices = append(out.Vertices, VertexMetrics{Name: v.Name, Parallelism: v.Parallelism, RecordsIn: v.RecordsIn, RecordsOut: v.RecordsOut})
 	}
@@ -157,7 +171,41 @@ func (c *JobClient) StopWithSavepoint(ctx context.Context, dir string, drain boo
 	return loc, nil
 }
 
-func (c *JobClient) savepoint(ctx context.Context, kind checkpoint.Kind, dir string) (string, error) {
+// stopSavepoint waits until every stop-with-savepoint request has seen its
+// reply (they return as soon as the job ended, which it has when Wait
+// calls this) and returns the location the job was stopped with, if any.
+func (c *JobClient) stopSavepoint() string {
+	c.stops.Lock()
+	pending := c.stops.pending
+	c.stops.Unlock()
+	for _, p := range pending {
+		<-p
+	}
+	c.stops.Lock()
+	defer c.stops.Unlock()
+	return c.stops.location
+}
+
+func (c *JobClient) savepoint(ctx context.Context, kind checkpoint.Kind, dir string) (loc string, err error) {
+	if cp := c.env.opts.Checkpoints; dir == "" && cp != nil && !cp.hasDefaultSavepointDir() {
+		return "", fmt.Errorf("weir: %s of job %q: %w", kind, c.name, ErrNoSavepointDir)
+	}
+	if kind == checkpoint.SavepointTerminate || kind == checkpoint.SavepointDrain {
+		// Wait reports the savepoint a stop completed with; the reply may
+		// reach this goroutine only after the job ended.
+		seen := make(chan struct{})
+		c.stops.Lock()
+		c.stops.pending = append(c.stops.pending, seen)
+		c.stops.Unlock()
+		defer func() {
+			if err == nil {
+				c.stops.Lock()
+				c.stops.location = loc
+				c.stops.Unlock()
+			}
+			close(seen)
+		}()
+	}
 	reply := make(chan jobmaster.SavepointReply, 1)
 	c.job.TriggerSavepoint(jobmaster.SavepointRequest{Kind: kind, Dir: dir, Reply: reply})
 	select {

@@ -1,18 +1,17 @@
 package weir
 
 import (
-	"time"
-
 	"context"
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/weir-engine/weir/internal/rest"
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/weir-engine/weir/internal/cli"
+	"github.com/weir-engine/weir/internal/rest"
 )
 
 // Main runs the weir command line on os.Args with the jobs registered by
@@ -25,7 +24,7 @@ import (
 //
 // Exit codes: 0 when the job finished, 1 when it failed, 2 for usage
 // errors (bad flags, an unknown job, a job that cannot be built from its
-// arguments), 130 when SIGINT or SIGTERM canceled the job. Failures print
+// arguments), 130 when SIGINT and 143 when SIGTERM canceled the job. Failures print
 // one line "weir: <reason>" on stderr; stdout carries only the job's
 // output. The command line is documented in full by `weir help run`.
 func Main() {
@@ -70,25 +69,42 @@ func (r jobRunner) Run(ctx context.Context, req cli.RunRequest) (cli.RunSummary,
 	if err := env.Err(); err != nil {
 		return cli.RunSummary{}, cli.Usage(&jobError{job: req.Job, err: err})
 	}
+	run, err := prepareRun(ctx, env, req.Job, req.Engine, req.Stderr)
+	if err != nil {
+		var u *cli.UsageError
+		if errors.As(err, &u) {
+			return cli.RunSummary{}, err
+		}
+		return cli.RunSummary{}, &jobError{job: req.Job, err: err}
+	}
 	res, err := execute(ctx, env, req)
+	if run != nil {
+		run.finish(ctx, res, err, req.Stderr)
+	}
 	if res == nil {
 		// Execute refused the program before anything ran (for example a
 		// batch job with an unbounded source): the arguments are at fault.
 		return cli.RunSummary{}, cli.Usage(&jobError{job: req.Job, err: err})
 	}
-	sum := cli.RunSummary{JobID: res.JobID, Duration: res.Duration}
+	sum := cli.RunSummary{JobID: res.JobID, Duration: res.Duration, Restarts: res.Restarts, Savepoint: res.Savepoint}
 	for _, v := range res.Vertices {
 		sum.Records += v.RecordsIn
+	}
+	if err != nil && res.Restarts > 0 {
+		err = fmt.Errorf("%w (after %d restarts)", err, res.Restarts)
 	}
 	return sum, err
 }
 
-// restLinger is how long `weir run --rest-addr` keeps serving after its job
-// ended, so that a client polling a stop-with-savepoint sees the result.
-const restLinger = time.Second
+// defaultRESTGrace is how long `weir run --rest-addr` goes on serving
+// after its job ended while a client has not read the result of a
+// savepoint operation (such as the 'weir stop' that ended the job).
+const defaultRESTGrace = 5 * time.Second
 
 // execute runs the job; with --rest-addr it also serves the REST API of
-// the embedded mini-cluster (Flink's paths) while the job runs.
+// the embedded mini-cluster (Flink's paths) while the job runs, and after
+// it ended until every savepoint operation's result was read, at most the
+// grace period (--rest-grace) and not after the run was interrupted.
 func execute(ctx context.Context, env *Env, req cli.RunRequest) (*Result, error) {
 	if req.Engine.RestAddr == "" {
 		return env.Execute(ctx, req.Job)
@@ -110,9 +126,14 @@ func execute(ctx context.Context, env *Env, req cli.RunRequest) (*Result, error)
 		fmt.Fprintf(req.Stderr, "job %s %s: REST API at http://%s\n", req.Job, c.JobID(), addr)
 	}
 	res, err := c.Wait()
-	select {
-	case <-time.After(restLinger):
-	case <-ctx.Done():
+	grace := req.Engine.RestGrace
+	if grace == 0 {
+		grace = defaultRESTGrace
+	}
+	if grace > 0 {
+		gctx, cancel := context.WithTimeout(ctx, grace)
+		_ = srv.AwaitResultsRead(gctx) // a timeout only ends the wait
+		cancel()
 	}
 	srv.Close()
 	return res, err
@@ -121,6 +142,9 @@ func execute(ctx context.Context, env *Env, req cli.RunRequest) (*Result, error)
 // engineOptions turns the engine flags into Env options.
 func engineOptions(req cli.RunRequest) []Option {
 	opts := []Option{WithStdout(req.Stdout)}
+	if req.Logger != nil {
+		opts = append(opts, WithLogger(req.Logger))
+	}
 	e := req.Engine
 	if e.Parallelism > 0 {
 		opts = append(opts, WithParallelism(e.Parallelism))
@@ -132,10 +156,11 @@ func engineOptions(req cli.RunRequest) []Option {
 		opts = append(opts, WithMiniCluster(e.TaskManagers, e.Slots))
 	}
 	if e.CheckpointInterval > 0 {
-		opts = append(opts, WithCheckpointing(CheckpointConfig{Interval: e.CheckpointInterval, Dir: absLocation(e.CheckpointDir)}))
+		opts = append(opts, WithCheckpointing(CheckpointConfig{Interval: e.CheckpointInterval, Dir: absLocation(e.CheckpointDir),
+			SavepointDir: absLocation(e.SavepointDir)}))
 	}
-	if e.FromSavepoint != "" {
-		opts = append(opts, WithRestoreFrom(absLocation(e.FromSavepoint), false))
+	if e.FromSavepoint != "" || e.AllowNonRestored {
+		opts = append(opts, WithRestoreFrom(absLocation(e.FromSavepoint), e.AllowNonRestored))
 	}
 	if e.StateBackend == "pebble" {
 		opts = append(opts, WithStateBackend(StateBackend{Kind: Pebble, Incremental: e.Incremental, LocalDir: e.StateDir}))

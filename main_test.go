@@ -169,9 +169,15 @@ func TestMainHelperProcess(t *testing.T) {
 }
 
 // TestMainInterrupt runs Main in a process of its own, sends it SIGINT
-// while its job runs and checks that the job is canceled with exit 130.
+// or SIGTERM while its job runs and checks that the job is canceled with
+// exit 130 or 143, and that the reason names the signal.
 func TestMainInterrupt(t *testing.T) {
-	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+	for _, tt := range []struct {
+		sig  syscall.Signal
+		name string
+		code int
+	}{{syscall.SIGINT, "SIGINT", cli.ExitInterrupted}, {syscall.SIGTERM, "SIGTERM", cli.ExitTerminated}} {
+		sig := tt.sig
 		cmd := exec.Command(os.Args[0], "-test.run=^TestMainHelperProcess$")
 		cmd.Env = append(os.Environ(), "WEIR_TEST_MAIN_ARGS=run test-forever")
 		var stderr bytes.Buffer
@@ -196,10 +202,10 @@ func TestMainInterrupt(t *testing.T) {
 		_, _ = io.Copy(io.Discard, lines) // until the process closes stdout
 		err = cmd.Wait()
 		var ee *exec.ExitError
-		if !errors.As(err, &ee) || ee.ExitCode() != cli.ExitInterrupted {
-			t.Fatalf("%v: process ended with %v, want exit %d; stderr %q", sig, err, cli.ExitInterrupted, stderr.String())
+		if !errors.As(err, &ee) || ee.ExitCode() != tt.code {
+			t.Fatalf("%v: process ended with %v, want exit %d; stderr %q", sig, err, tt.code, stderr.String())
 		}
-		want := fmt.Sprintf("weir: job \"test-forever\" canceled: %v signal received\n", sig)
+		want := fmt.Sprintf("weir: job \"test-forever\" canceled: interrupted by %s\n", tt.name)
 		if stderr.String() != want {
 			t.Errorf("%v: stderr %q, want %q", sig, stderr.String(), want)
 		}

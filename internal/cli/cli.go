@@ -21,6 +21,7 @@ const (
 	ExitFailed      = 1
 	ExitUsage       = 2
 	ExitInterrupted = 130
+	ExitTerminated  = 143
 )
 
 // exitError carries the exit code of a command's failure, or a success
@@ -41,14 +42,73 @@ func (e *exitError) Unwrap() error { return e.err }
 
 // Main runs the command line on os.Args with the process's standard
 // streams and returns the exit code. SIGINT and SIGTERM cancel the running
-// job through its context; a second signal kills the process the default
-// way, for a job that does not stop.
+// job through its context, and the exit code says which arrived (130,
+// 143); a second signal kills the process the default way, for a job that
+// does not stop.
 func Main(jobs JobRunner) int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := notifySignals(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	// Restore the default behaviour as soon as the first signal arrived.
-	context.AfterFunc(ctx, stop)
 	return Run(ctx, os.Args, os.Stdout, os.Stderr, jobs)
+}
+
+// signalCause is the cause of a context canceled by a signal.
+type signalCause struct{ sig os.Signal }
+
+func (s signalCause) Error() string { return "interrupted by " + signalName(s.sig) }
+
+// signalName names SIGINT and SIGTERM as users know them.
+func signalName(sig os.Signal) string {
+	switch sig {
+	case os.Interrupt:
+		return "SIGINT"
+	case syscall.SIGTERM:
+		return "SIGTERM"
+	}
+	return sig.String()
+}
+
+// notifySignals returns a context canceled, with a signalCause, by the
+// first of sigs to arrive; from then on the signals have their default
+// effect again. stop releases the signals.
+func notifySignals(parent context.Context, sigs ...os.Signal) (context.Context, func()) {
+	ctx, cancel := context.WithCancelCause(parent)
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, sigs...)
+	done := make(chan struct{})
+	go func() {
+		select {
+		case sig := <-ch:
+			signal.Reset(sigs...)
+			cancel(signalCause{sig})
+		case <-done:
+		}
+	}()
+	return ctx, func() {
+		signal.Stop(ch)
+		close(done)
+		cancel(nil)
+	}
+}
+
+// Interruption names the signal that canceled ctx ("SIGINT", "SIGTERM"),
+// "" if none did.
+func Interruption(ctx context.Context) string {
+	if sc, ok := errors.AsType[signalCause](context.Cause(ctx)); ok {
+		return signalName(sc.sig)
+	}
+	return ""
+}
+
+// interruptedCode is the exit code of a command that ctx interrupted: 128
+// plus the signal's number, as shells report it (SIGINT 130, SIGTERM 143);
+// 130 when no signal is known.
+func interruptedCode(ctx context.Context) int {
+	if sc, ok := errors.AsType[signalCause](context.Cause(ctx)); ok {
+		if n, ok := sc.sig.(syscall.Signal); ok {
+			return 128 + int(n)
+		}
+	}
+	return ExitInterrupted
 }
 
 // Run runs the command line args (args[0] is the program's name) and
@@ -88,7 +148,7 @@ func exitCode(ctx context.Context, err error) int {
 	case isUsage(err):
 		return ExitUsage
 	case ctx.Err() != nil:
-		return ExitInterrupted
+		return interruptedCode(ctx)
 	}
 	return ExitFailed
 }

@@ -77,10 +77,10 @@ func TestRunPassesFlagsToRunner(t *testing.T) {
 		Engine: EngineFlags{Parallelism: 3, Mode: "batch", Slots: 2},
 	}
 	got := f.got[0]
-	if got.Stdout == nil || got.Stderr == nil {
-		t.Fatalf("request %+v: the runner gets no stdout or stderr", got)
+	if got.Stdout == nil || got.Stderr == nil || got.Logger == nil {
+		t.Fatalf("request %+v: the runner gets no stdout, stderr or logger", got)
 	}
-	got.Stdout, got.Stderr = nil, nil
+	got.Stdout, got.Stderr, got.Logger = nil, nil, nil
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("request %+v, want %+v", got, want)
 	}
@@ -208,8 +208,8 @@ func TestRunJobHelp(t *testing.T) {
 			return RunSummary{}, Usage(fmt.Errorf("wordcount: %w", flag.ErrHelp))
 		}
 		r := run(context.Background(), f, args...)
-		if r.code != ExitOK || !strings.Contains(r.stderr, "--parallelism N") || strings.Contains(r.stderr, "weir: ") {
-			t.Errorf("%q: exit %d, stderr %q: want 0 and the engine flags after the job's usage", args, r.code, r.stderr)
+		if r.code != ExitOK || !strings.Contains(r.stdout, "--parallelism N") || r.stderr != "" {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q: want 0 and the engine flags on stdout after the job's usage", args, r.code, r.stdout, r.stderr)
 		}
 	}
 }

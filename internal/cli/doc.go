@@ -39,8 +39,19 @@
 //	2    usage: bad or unknown flags, unknown command or job, a flag that
 //	     this version does not support, or a job that its builder could not
 //	     build from its arguments (a missing input file is one)
-//	130  interrupted: the context was canceled (Ctrl-C, SIGTERM) and the
+//	130  interrupted by SIGINT (Ctrl-C), or the context was canceled: the
 //	     job was canceled
+//	143  terminated by SIGTERM: the job was canceled
+//
+// An interrupted or failed run with --checkpoint-dir says which of its
+// checkpoints is retained; running the same command again resumes from
+// it (see the root package's resume.go; --fresh starts over).
+//
+// # Console log
+//
+// The engine's log goes to stderr through NewLogger: warnings and errors
+// (each restart with its cause, a full disk with its path), and with
+// --verbose (-v) informational messages too.
 //
 // Every failure prints exactly one line, "weir: <reason>", on stderr.
 // stdout is left to the job's output; the summary of a finished job goes to

@@ -40,6 +40,24 @@ type EngineFlags struct {
 	// (HOST:PORT; an empty host means 127.0.0.1, port 0 a free port); ""
 	// means no REST server.
 	RestAddr string
+	// RestGrace is how long the REST server of RestAddr goes on answering
+	// after the job ended while a savepoint operation's result has not
+	// been read: 0 takes the default (5s), a negative value means no wait
+	// (--rest-grace 0s).
+	RestGrace time.Duration
+	// SavepointDir is where savepoints without a target directory go
+	// (Flink's state.savepoints.dir; default: "savepoints" under
+	// CheckpointDir, and refused without one).
+	SavepointDir string
+	// AllowNonRestored drops state of the restored snapshot that no
+	// operator of the job claims, instead of failing.
+	AllowNonRestored bool
+	// Fresh starts the job from scratch although CheckpointDir holds a
+	// checkpoint of an unfinished earlier run of it.
+	Fresh bool
+	// Verbose prints the engine's informational messages on stderr, not
+	// only its warnings and errors.
+	Verbose bool
 }
 
 // engineFlag is one engine flag: its name, the placeholder of its value
@@ -48,8 +66,11 @@ type EngineFlags struct {
 // missing says what is missing.
 type engineFlag struct {
 	name, arg, usage string
-	set              func(f *EngineFlags, v string) error
-	missing          string
+	// short is a one-letter alias, recognized only before the job's name
+	// (after it, one-letter flags are the job's).
+	short   string
+	set     func(f *EngineFlags, v string) error
+	missing string
 }
 
 // engineFlags lists the engine flags in the order help shows them.
@@ -78,13 +99,7 @@ var engineFlags = []engineFlag{
 			return err
 		}},
 	{name: "quiet", usage: "do not print the summary line of a finished job",
-		set: func(f *EngineFlags, v string) (err error) {
-			f.Quiet, err = strconv.ParseBool(v)
-			if err != nil {
-				return fmt.Errorf("want true or false")
-			}
-			return nil
-		}},
+		set: boolFlag(func(f *EngineFlags, b bool) { f.Quiet = b })},
 	{name: "checkpoint-interval", arg: "DUR", usage: "checkpoint every DUR (e.g. 100ms, 1m); enables restarts from the latest checkpoint",
 		set: func(f *EngineFlags, v string) error {
 			d, err := time.ParseDuration(v)
@@ -119,13 +134,7 @@ var engineFlags = []engineFlag{
 			return nil
 		}},
 	{name: "incremental", usage: "incremental checkpoints of the pebble state backend: upload only new SST files",
-		set: func(f *EngineFlags, v string) (err error) {
-			f.Incremental, err = strconv.ParseBool(v)
-			if err != nil {
-				return fmt.Errorf("want true or false")
-			}
-			return nil
-		}},
+		set: boolFlag(func(f *EngineFlags, b bool) { f.Incremental = b })},
 	{name: "state-dir", arg: "DIR", usage: "local working directory of the pebble state backend (default: the temporary directory)",
 		set: func(f *EngineFlags, v string) error {
 			if v == "" {
@@ -142,17 +151,58 @@ var engineFlags = []engineFlag{
 			f.RestAddr = v
 			return nil
 		}},
+	{name: "rest-grace", arg: "DUR", usage: "after the job ended, keep the REST API up to DUR (default 5s) until clients read their savepoint results",
+		set: func(f *EngineFlags, v string) error {
+			d, err := time.ParseDuration(v)
+			if err != nil || d < 0 {
+				return fmt.Errorf("want a duration such as 5s (0s: do not wait)")
+			}
+			f.RestGrace = d
+			if d == 0 {
+				f.RestGrace = -1 // asked for no wait, unlike the zero value
+			}
+			return nil
+		}},
+	{name: "savepoint-dir", arg: "DIR", usage: "default directory of savepoints taken without one, as 'savepoint JOBID' and 'stop JOBID' (default: DIR/savepoints of --checkpoint-dir)",
+		set: func(f *EngineFlags, v string) error {
+			if v == "" {
+				return fmt.Errorf("want a directory")
+			}
+			f.SavepointDir = v
+			return nil
+		}},
+	{name: "allow-non-restored-state", short: "n", usage: "drop state of the restored savepoint or checkpoint that no operator of the job claims",
+		set: boolFlag(func(f *EngineFlags, b bool) { f.AllowNonRestored = b })},
+	{name: "fresh", usage: "start from scratch, not from the checkpoint an unfinished earlier run of the job left in --checkpoint-dir",
+		set: boolFlag(func(f *EngineFlags, b bool) { f.Fresh = b })},
+	{name: "verbose", short: "v", usage: "print the engine's informational messages on stderr, not only warnings and errors",
+		set: boolFlag(func(f *EngineFlags, b bool) { f.Verbose = b })},
 	{name: "jobmanager", arg: "HOST:PORT", usage: "submit to a cluster instead of running embedded", missing: "the distributed runtime is not built yet"},
 	{name: "detach", usage: "print the job id and return", missing: "it needs a cluster (--jobmanager), which is not built yet"},
 }
 
-func lookupEngineFlag(name string) *engineFlag {
+// lookupEngineFlag finds an engine flag by name, or by its one-letter
+// alias when short is set (before the job's name).
+func lookupEngineFlag(name string, short bool) *engineFlag {
 	for i := range engineFlags {
-		if engineFlags[i].name == name {
-			return &engineFlags[i]
+		f := &engineFlags[i]
+		if f.name == name || short && f.short != "" && f.short == name {
+			return f
 		}
 	}
 	return nil
+}
+
+// boolFlag is the set function of a boolean flag.
+func boolFlag(set func(f *EngineFlags, b bool)) func(f *EngineFlags, v string) error {
+	return func(f *EngineFlags, v string) error {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return fmt.Errorf("want true or false")
+		}
+		set(f, b)
+		return nil
+	}
 }
 
 // positive parses a decimal integer in [1, limit].
@@ -200,7 +250,7 @@ func ParseRunArgs(args []string) (RunArgs, error) {
 			}
 			continue
 		}
-		ef := lookupEngineFlag(name)
+		ef := lookupEngineFlag(name, r.Job == "")
 		switch {
 		case ef == nil && r.Job != "":
 			r.JobArgs = append(r.JobArgs, a)
@@ -232,6 +282,15 @@ func ParseRunArgs(args []string) (RunArgs, error) {
 	}
 	if (r.Engine.Incremental || r.Engine.StateDir != "") && r.Engine.StateBackend != "pebble" {
 		return r, fmt.Errorf("--incremental and --state-dir need --state-backend pebble")
+	}
+	if r.Engine.SavepointDir != "" && r.Engine.CheckpointInterval == 0 {
+		return r, fmt.Errorf("--savepoint-dir needs --checkpoint-interval (savepoints need checkpointing)")
+	}
+	if r.Engine.Fresh && r.Engine.CheckpointDir == "" {
+		return r, fmt.Errorf("--fresh needs --checkpoint-dir: only a run with one resumes an earlier run")
+	}
+	if r.Engine.RestGrace != 0 && r.Engine.RestAddr == "" {
+		return r, fmt.Errorf("--rest-grace needs --rest-addr")
 	}
 	return r, nil
 }
@@ -295,6 +354,9 @@ func engineFlagsHelp() string {
 	var b strings.Builder
 	for _, f := range engineFlags {
 		left := "--" + f.name
+		if f.short != "" {
+			left = "-" + f.short + ", " + left
+		}
 		if f.arg != "" {
 			left += " " + f.arg
 		}

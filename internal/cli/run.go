@@ -55,21 +55,39 @@ func runJob(cmd *cobra.Command, name string, jobs JobRunner, args []string, stdo
 	}
 	sum, err := jobs.Run(cmd.Context(), RunRequest{
 		Job: ra.Job, Args: ra.JobArgs, Engine: ra.Engine, Stdout: stdout, Stderr: stderr,
+		Logger: NewLogger(stderr, ra.Engine.Verbose),
 	})
 	switch {
 	case errors.Is(err, flag.ErrHelp):
-		fmt.Fprintf(stderr, "\nEngine flags of '%s run' (before or after the job's flags):\n%s", name, engineFlagsHelp())
+		// Help that was asked for goes to stdout, after the job's own.
+		fmt.Fprintf(stdout, "\nEngine flags of '%s run' (before or after the job's flags):\n%s", name, engineFlagsHelp())
 		return &exitError{code: ExitOK}
 	case err != nil && isUsage(err):
 		return Usage(fmt.Errorf("%w%s", err, jobFlagHint(err)))
 	case err != nil:
 		return err
 	}
+	if sum.Savepoint != "" {
+		fmt.Fprintf(stderr, "job %s %s stopped with a savepoint at %s (resume it with --from-savepoint %[3]s)\n",
+			ra.Job, sum.JobID, sum.Savepoint)
+	}
 	if !ra.Engine.Quiet {
-		fmt.Fprintf(stderr, "job %s %s finished in %v, %d records exchanged between tasks\n",
-			ra.Job, sum.JobID, sum.Duration.Round(time.Millisecond), sum.Records)
+		recovered := ""
+		if sum.Restarts > 0 {
+			recovered = fmt.Sprintf(" after %s, recovering each time", plural(sum.Restarts, "restart"))
+		}
+		fmt.Fprintf(stderr, "job %s %s finished in %v%s, %d records exchanged between tasks\n",
+			ra.Job, sum.JobID, sum.Duration.Round(time.Millisecond), recovered, sum.Records)
 	}
 	return nil
+}
+
+// plural is "1 restart", "2 restarts".
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
 }
 
 func hasJob(jobs JobRunner, name string) bool {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"log/slog"
 	"time"
 )
 
@@ -40,6 +41,9 @@ type RunRequest struct {
 	// Stdout receives the job's printed output (weir.Print); Stderr the
 	// engine's messages (e.g. where the REST API listens).
 	Stdout, Stderr io.Writer
+	// Logger is the engine's log, on Stderr at the level the engine flags
+	// ask for (NewLogger).
+	Logger *slog.Logger
 }
 
 // RunSummary describes a finished job for the summary line.
@@ -49,6 +53,12 @@ type RunSummary struct {
 	// Records counts the records that crossed a task boundary (the
 	// engine's network counters; a fully chained job reports 0).
 	Records int64
+	// Restarts is how often the job restarted after a failure and
+	// recovered.
+	Restarts int
+	// Savepoint is the location of the savepoint the job was stopped
+	// with ('weir stop'); empty when it ended otherwise.
+	Savepoint string
 }
 
 // UsageError marks an error as the user's to fix in the command line:

@@ -35,6 +35,9 @@ type Server struct {
 		serving  bool // Serve was called
 		triggers map[triggerKey]*trigger
 		order    []triggerKey // trigger keys, oldest first
+		// changed is closed and replaced when an operation starts, ends
+		// or its result is read (AwaitResultsRead waits on it).
+		changed chan struct{}
 		// stop and served belong to Start's serving goroutine.
 		stop   context.CancelFunc
 		served chan struct{}
@@ -56,6 +59,7 @@ func NewServer(d Dispatcher, opts Options) *Server {
 	s := &Server{d: d, opts: opts, commit: vcsRevision()}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.mu.triggers = make(map[triggerKey]*trigger)
+	s.mu.changed = make(chan struct{})
 	s.handler = s.routes()
 	return s
 }
@@ -198,6 +202,41 @@ func (s *Server) closeTriggers() {
 		s.cancel()
 		s.wg.Wait()
 	})
+}
+
+// changedLocked wakes AwaitResultsRead.
+func (s *Server) changedLocked() {
+	close(s.mu.changed)
+	s.mu.changed = make(chan struct{})
+}
+
+// AwaitResultsRead blocks until every savepoint operation the server
+// started has ended and a client has read its result (GET
+// .../savepoints/:triggerid), or ctx ends, whose error it then returns.
+// An embedded server calls it after its job ended, before Close, so that
+// a 'weir stop' polling for the savepoint that ended the job gets its
+// answer; with no operation it returns at once.
+func (s *Server) AwaitResultsRead(ctx context.Context) error {
+	for {
+		s.mu.Lock()
+		unread := false
+		for _, t := range s.mu.triggers {
+			if !t.done || !t.read {
+				unread = true
+				break
+			}
+		}
+		changed := s.mu.changed
+		s.mu.Unlock()
+		if !unread {
+			return nil
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
 }
 
 // vcsRevision is the VCS revision the binary was built from, "" if

@@ -17,6 +17,7 @@ type triggerKey struct{ job, id string }
 // trigger is one operation; its fields are guarded by Server.mu.
 type trigger struct {
 	done     bool
+	read     bool // a client read the result (AwaitResultsRead)
 	location string
 	err      error
 }
@@ -98,6 +99,7 @@ func (s *Server) trigger(job, given string, op savepointOp) (int, any, error) {
 	}
 	t := &trigger{}
 	s.mu.triggers[key] = t
+	s.changedLocked()
 	s.mu.order = append(s.mu.order, key)
 	s.evictLocked()
 	s.wg.Add(1)
@@ -111,6 +113,7 @@ func (s *Server) run(t *trigger, job string, op savepointOp) {
 	loc, err := s.savepoint(job, op)
 	s.mu.Lock()
 	t.done, t.location, t.err = true, loc, err
+	s.changedLocked()
 	s.mu.Unlock()
 }
 
@@ -160,6 +163,10 @@ func (s *Server) savepointStatus(r *http.Request) (int, any, error) {
 	var res trigger
 	if ok {
 		res = *t
+		if t.done && !t.read {
+			t.read = true
+			s.changedLocked()
+		}
 	}
 	s.mu.Unlock()
 	switch {

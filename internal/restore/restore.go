@@ -93,7 +93,7 @@ func Assign(md *storage.Metadata, targets []Target, read Reader, opts Options) (
 		}
 		if len(unclaimed) > 0 {
 			sort.Strings(unclaimed)
-			return nil, fmt.Errorf("%w: the checkpoint has state for operator uids %v that no operator of this job has; give the operators their old uids, or allow dropping the state", ErrUnclaimedState, unclaimed)
+			return nil, fmt.Errorf("%w: the checkpoint has state for operator uids %v that no operator of this job has; give the operators their old uids, or allow dropping the state (weir run --allow-non-restored-state, or -n; WithRestoreFrom(location, true) in the API)", ErrUnclaimedState, unclaimed)
 		}
 	}
 	return out, nil

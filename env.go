@@ -68,10 +68,9 @@ type Options struct {
 	// Logger receives the engine's logs (default: discarded).
 	Logger *slog.Logger
 	// JobID is the id of the job Execute runs: 32 lower-case hex
-	// characters (default: a new random one for every run). A run that
-	// resumes an earlier run of the same job from its checkpoints takes
-	// its id, so that it continues that job's checkpoints, as Flink's
-	// recovery of a job does.
+	// characters (default: a new random one for every run), known before
+	// it starts, e.g. to write beside its checkpoints. Never give two runs
+	// the same id: connectors name files and transactions after it.
 	JobID string
 	// Stdout is where Print writes (default os.Stdout).
 	Stdout io.Writer

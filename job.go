@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"sync"
 )
@@ -112,8 +113,10 @@ func (r *jobRegistry) err() error {
 // ParseJobFlags parses a builder's args with fs the way `weir run` wants
 // them: a bad flag comes back as an error without fs printing its usage
 // (weir run reports it on one line and exits 2), and -h or -help prints
-// fs's usage to fs.Output() (stderr by default) and returns flag.ErrHelp
-// (weir run then adds the engine flags and exits 0). Create fs with
+// fs's usage and returns flag.ErrHelp (weir run then adds the engine flags
+// and exits 0). Help that was asked for goes to stdout, as the tools users
+// know print it: fs.Output() is stdout while fs.Usage runs, unless fs has
+// an output of its own other than stderr. Create fs with
 // flag.ContinueOnError; ParseJobFlags calls fs.Usage, so a custom Usage
 // should write to fs.Output().
 func ParseJobFlags(fs *flag.FlagSet, args []string) error {
@@ -122,6 +125,10 @@ func ParseJobFlags(fs *flag.FlagSet, args []string) error {
 	err := fs.Parse(args)
 	fs.SetOutput(out)
 	if errors.Is(err, flag.ErrHelp) {
+		if out == os.Stderr {
+			fs.SetOutput(os.Stdout)
+			defer fs.SetOutput(out)
+		}
 		if fs.Usage != nil {
 			fs.Usage()
 		} else {

@@ -78,8 +78,12 @@ func (r jobRunner) Run(ctx context.Context, req cli.RunRequest) (cli.RunSummary,
 		return cli.RunSummary{}, &jobError{job: req.Job, err: err}
 	}
 	res, err := execute(ctx, env, req)
-	if run != nil {
+	switch {
+	case run != nil:
 		run.finish(ctx, res, err, req.Stderr)
+	case err != nil && res != nil && res.Checkpoints.Completed > 0 && req.Stderr != nil:
+		fmt.Fprintf(req.Stderr, "job %s %s ended; its checkpoints were in a temporary directory and are gone: with --checkpoint-dir a new run resumes from the newest\n",
+			req.Job, res.JobID)
 	}
 	if res == nil {
 		// Execute refused the program before anything ran (for example a

@@ -33,13 +33,20 @@ import (
 //   - that run did not finish (killed, interrupted, failed) and left a
 //     complete checkpoint (storage.LatestCompleted: _metadata decodes,
 //     names the job and is complete, every file it references is there):
-//     the job takes that run's job id, so that its checkpoints continue
-//     there as in Flink's recovery of a job, restores from the checkpoint,
-//     and says so on stderr ("resuming job sequence from
-//     C/<job>/chk-17"). The checkpoint must hold state only for operators
-//     the program has (their uids), unless --allow-non-restored-state;
-//   - that run left no complete checkpoint: it committed nothing, and the
-//     job starts from scratch.
+//     the job restores from it, with a new job id, and says so on stderr
+//     ("resuming job sequence from C/<job>/chk-17"). The checkpoint must
+//     hold state only for operators the program has (their uids), unless
+//     --allow-non-restored-state;
+//   - that run left no complete checkpoint but had resumed from one: the
+//     job resumes from that one again (it is still there: nothing deletes
+//     the checkpoints of another job id);
+//   - that run left no complete checkpoint and had started from scratch:
+//     it committed nothing, and the job starts from scratch.
+//
+// A resumed run takes a new job id rather than the old one's: connectors
+// name their files and transactions after the job id and the attempt, and
+// a second run under the same id would reuse those names (the file sink
+// would commit over the first run's part files).
 //
 // --fresh skips the search (the new run's record then is the one that
 // started last); --from-savepoint replaces it. A finished job's checkpoints
@@ -113,16 +120,14 @@ func prepareRun(ctx context.Context, env *Env, name string, e cli.EngineFlags, s
 		}
 		switch {
 		case prev.location != "":
-			t.jobID, t.resumed = prev.jobID, prev.location
+			t.resumed = prev.location
 			env.opts.RestoreFrom = prev.location
 			fmt.Fprintf(stderr, "resuming job %s from %s (the newest checkpoint of its unfinished run; --fresh starts over)\n", name, prev.location)
 		case prev.note != "":
 			fmt.Fprintln(stderr, prev.note)
 		}
 	}
-	if t.jobID == "" {
-		t.jobID = NewJobID()
-	}
+	t.jobID = NewJobID()
 	env.opts.JobID = t.jobID
 	t.rec.ResumedFrom = t.resumed
 	t.rec.Started = time.Now().UTC()
@@ -133,11 +138,11 @@ func prepareRun(ctx context.Context, env *Env, name string, e cli.EngineFlags, s
 	return t, nil
 }
 
-// resumePoint is what findResumePoint found: the run to resume and its
-// checkpoint, or a note why the job starts from scratch.
+// resumePoint is what findResumePoint found: the checkpoint to resume
+// from, or a note why the job starts from scratch.
 type resumePoint struct {
-	jobID, location string
-	note            string
+	location string
+	note     string
 }
 
 // findResumePoint looks for the checkpoint to resume job name from (see
@@ -172,6 +177,14 @@ func findResumePoint(ctx context.Context, st *storage.Storage, name string, uids
 	}
 	md, loc, err := st.LatestCompleted(ctx, lastID)
 	switch {
+	case errors.Is(err, storage.ErrNoCheckpoint) && last.ResumedFrom != "":
+		// The run completed no checkpoint of its own: what it committed
+		// came from the one it resumed from, which is where to go on.
+		loc = last.ResumedFrom
+		if md, err = st.ReadVerified(ctx, loc); err != nil {
+			return resumePoint{}, fmt.Errorf("resume job %s from %s, where its unfinished run (%s) started: %w (--fresh starts over)",
+				name, loc, st.JobLocation(lastID), err)
+		}
 	case errors.Is(err, storage.ErrNoCheckpoint):
 		// The run completed no checkpoint, so its sinks committed nothing.
 		return resumePoint{note: fmt.Sprintf("starting job %s from scratch: its unfinished run (%s) completed no checkpoint", name, st.JobLocation(lastID))}, nil
@@ -188,7 +201,7 @@ func findResumePoint(ctx context.Context, st *storage.Storage, name string, uids
 		return resumePoint{}, cli.Usage(fmt.Errorf("resume job %s from %s: it holds state of operators %s that this program does not have: "+
 			"--allow-non-restored-state (-n) drops it, --fresh starts over", name, loc, strings.Join(unknown, ", ")))
 	}
-	return resumePoint{jobID: lastID, location: loc}, nil
+	return resumePoint{location: loc}, nil
 }
 
 // readRunRecord reads the run record of job id.

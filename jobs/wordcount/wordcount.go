@@ -61,6 +61,7 @@ func Wordcount(env *weir.Env, inputs []string, output string) error {
 			return fmt.Errorf("input %s: %w", in, err)
 		}
 	}
+	warnInputs(env.Options().Logger, inputs)
 	if output != "" {
 		if fi, err := os.Stat(output); err == nil && !fi.IsDir() {
 			return fmt.Errorf("output %s: exists and is not a directory", output)

@@ -23,6 +23,11 @@ func newRunCmd(name string, jobs JobRunner, stdout, stderr io.Writer) *cobra.Com
 			"mini-cluster until it ends. Engine flags may come anywhere after 'run';\n" +
 			"every other argument after JOB goes to the job; after '--' everything does.\n" +
 			"'" + name + " run JOB --help' shows the job's flags.\n\n" +
+			"With --checkpoint-dir C, running the same command again after the process\n" +
+			"was killed, interrupted (SIGINT exits 130, SIGTERM 143) or failed resumes\n" +
+			"the job from the newest complete checkpoint its last unfinished run left in\n" +
+			"C, and says so on stderr; --fresh starts from scratch instead. A run that\n" +
+			"finished, or was stopped with a savepoint, is not resumed.\n\n" +
 			"Engine flags:\n" + engineFlagsHelp(),
 		DisableFlagParsing:    true,
 		DisableFlagsInUseLine: true,

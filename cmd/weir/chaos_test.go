@@ -48,7 +48,7 @@ func chaos(t *testing.T, cmd []string) (resumed int) {
 			return resumed + strings.Count(stderr, "resuming job sequence from ")
 		}
 		time.Sleep(time.Duration(rng.IntN(150)) * time.Millisecond) // chooses the moment, not a wait for an event
-		_ = p.cmd.Process.Signal(syscall.SIGKILL) // fails only if it exited: wait tells
+		_ = p.cmd.Process.Signal(syscall.SIGKILL)                   // fails only if it exited: wait tells
 		code, stderr := p.wait()
 		if strings.Contains(stderr, "resuming job sequence from ") {
 			resumed++
@@ -120,11 +120,7 @@ func TestChaosKillAndRerunPostgresSink(t *testing.T) {
 		t.Fatal(err)
 	}
 	if len(gids) > 0 {
-		// The rows are exactly-once (checked above); what is left is the
-		// leak of issue 9 item 5, which the PostgreSQL sink's fix on
-		// branch h-pg removes. Turn this into t.Errorf once it is merged.
-		t.Skipf("rows exactly-once, but %d prepared transactions left behind (%q): the PostgreSQL sink leaks the "+
-			"transactions of runs killed between PREPARE and their checkpoint (issue 9 item 5, fixed on branch h-pg)", len(gids), gids)
+		t.Errorf("%d prepared transactions left behind: %q", len(gids), gids)
 	}
 }
 

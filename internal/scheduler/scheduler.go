@@ -241,6 +241,12 @@ func (s *Scheduler) taskState(e TaskState) {
 		return
 	}
 	s.execs[e.ID] = e.State
+	if s.status == Restarting && e.State == ExecFailed && Unrecoverable(e.Err) && !Unrecoverable(s.failure) {
+		// The failure that started the restart was a consequence (a
+		// channel released under a sender); this one is the cause, and no
+		// restart fixes it.
+		s.failure, s.status = e.Err, Failing
+	}
 	if s.status == Running {
 		var cause error
 		switch e.State {

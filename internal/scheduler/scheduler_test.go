@@ -60,6 +60,9 @@ func TestScheduler(t *testing.T) {
 				ev := scheduler.TaskState{ID: scheduler.ExecutionID{Vertex: v, Subtask: st}, Generation: gen, State: scheduler.ExecutionState(d.CmdArgs[1].Key)}
 				if len(d.CmdArgs) > 2 {
 					ev.Err = errors.New(d.CmdArgs[2].Key)
+					if d.CmdArgs[2].Key == "unrecoverable" {
+						ev.Err = scheduler.ErrUnrecoverable
+					}
 				}
 				s.Step(ev)
 			case "restart":

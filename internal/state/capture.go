@@ -48,8 +48,8 @@ func (b *KeyedBackend[K]) Capture(dir string) (*Capture[K], error) {
 		c.pending[name] = slices.Clone(groups)
 	}
 	if b.kv != nil {
-		if err := b.kv.db.Flush(); err != nil {
-			return nil, fmt.Errorf("state: flush pebble: %w", err)
+		if err := b.kv.flush(); err != nil {
+			return nil, err
 		}
 		if err := b.kv.db.Checkpoint(dir); err != nil {
 			return nil, fmt.Errorf("state: pebble checkpoint into %s: %w", dir, err)
@@ -123,7 +123,7 @@ func (c *Capture[K]) PendingSection(dst []byte, kg int) []byte {
 // encodings a payload is made of.
 func (c *Capture[K]) kvPayloads(kg int) (map[string][]byte, error) {
 	if c.db == nil {
-		db, err := openPebble(c.dir, c.log, true)
+		db, err := openPebble(c.dir, c.log, true, nil)
 		if err != nil {
 			return nil, fmt.Errorf("state: open pebble checkpoint %s: %w", c.dir, err)
 		}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"sync"
 
 	"github.com/cockroachdb/pebble"
 	"github.com/cockroachdb/pebble/bloom"
@@ -35,6 +36,63 @@ type kvStore struct {
 	// key and val are scratch buffers; the backend is used from one
 	// goroutine.
 	key, val []byte
+	// bg is where Pebble reports the failures of its background work.
+	bg *backgroundErrors
+}
+
+// backgroundErrors keeps the first failure of a database's background
+// work (a flush or compaction, e.g. on a full disk). Pebble retries such
+// work forever and meanwhile lets writers wait for room in its memtables
+// and Flush wait for a flush that never ends; a task stuck there neither
+// fails nor answers a cancel. So the backend fails instead: every write
+// and every capture checks for a background failure first, and a capture
+// waits for its flush or a failure, whichever comes first.
+type backgroundErrors struct {
+	dir    string
+	once   sync.Once
+	err    error
+	failed chan struct{}
+}
+
+func newBackgroundErrors(dir string) *backgroundErrors {
+	return &backgroundErrors{dir: dir, failed: make(chan struct{})}
+}
+
+// record keeps err if it is the first; Pebble calls it from its own
+// goroutines.
+func (b *backgroundErrors) record(err error) {
+	b.once.Do(func() {
+		b.err = fmt.Errorf("state: pebble at %s: background work failed: %w", b.dir, err)
+		close(b.failed)
+	})
+}
+
+// get returns the first background failure, or nil.
+func (b *backgroundErrors) get() error {
+	select {
+	case <-b.failed:
+		return b.err
+	default:
+		return nil
+	}
+}
+
+// flush flushes the memtable, or returns the background failure that
+// keeps it from ever completing.
+func (s *kvStore) flush() error {
+	if err := s.bg.get(); err != nil {
+		return err
+	}
+	done, err := s.db.AsyncFlush()
+	if err != nil {
+		return fmt.Errorf("state: flush pebble at %s: %w", s.dir, err)
+	}
+	select {
+	case <-done:
+		return s.bg.get()
+	case <-s.bg.failed:
+		return s.bg.err
+	}
 }
 
 // Sizes of a state database: its block cache and memtable. State access
@@ -49,7 +107,7 @@ const (
 
 // pebbleOptions are the options Weir opens every state database with; the
 // caller releases cache (cache.Unref) once the database is open.
-func pebbleOptions(log *slog.Logger, readOnly bool) (opts *pebble.Options, cache *pebble.Cache) {
+func pebbleOptions(log *slog.Logger, readOnly bool, bg *backgroundErrors) (opts *pebble.Options, cache *pebble.Cache) {
 	if log == nil {
 		log = slog.Default()
 	}
@@ -70,22 +128,27 @@ func pebbleOptions(log *slog.Logger, readOnly bool) (opts *pebble.Options, cache
 	for i := range opts.Levels {
 		opts.Levels[i].FilterPolicy = bloom.FilterPolicy(bloomBitsPerKey)
 	}
+	if bg != nil {
+		opts.EventListener = &pebble.EventListener{BackgroundError: bg.record}
+	}
 	return opts.EnsureDefaults(), cache
 }
 
-// openPebble opens the database in dir with Weir's options.
-func openPebble(dir string, log *slog.Logger, readOnly bool) (*pebble.DB, error) {
-	opts, cache := pebbleOptions(log, readOnly)
+// openPebble opens the database in dir with Weir's options; bg, when not
+// nil, receives the failures of its background work.
+func openPebble(dir string, log *slog.Logger, readOnly bool, bg *backgroundErrors) (*pebble.DB, error) {
+	opts, cache := pebbleOptions(log, readOnly, bg)
 	defer cache.Unref()
 	return pebble.Open(dir, opts)
 }
 
 func openKV(dir string, log *slog.Logger) (*kvStore, error) {
-	db, err := openPebble(dir, log, false)
+	bg := newBackgroundErrors(dir)
+	db, err := openPebble(dir, log, false, bg)
 	if err != nil {
 		return nil, fmt.Errorf("state: open pebble at %s: %w", dir, err)
 	}
-	return &kvStore{db: db, dir: dir}, nil
+	return &kvStore{db: db, dir: dir, bg: bg}, nil
 }
 
 func (s *kvStore) close() error {
@@ -168,7 +231,7 @@ func (b *KeyedBackend[K]) CopyFromPebble(dir string) error {
 	if b.kv == nil {
 		return fmt.Errorf("state: copy from pebble into a heap backend")
 	}
-	src, err := openPebble(dir, b.log, true)
+	src, err := openPebble(dir, b.log, true, nil)
 	if err != nil {
 		return fmt.Errorf("state: open restored pebble %s: %w", dir, err)
 	}

@@ -68,6 +68,10 @@ func (t *kvTable[K, S]) lookupForWrite(g int, k K) (S, bool) { return t.lookup(g
 
 func (t *kvTable[K, S]) store(g int, k K, s S) {
 	st := t.b.kv
+	if err := st.bg.get(); err != nil {
+		t.b.record(err)
+		return
+	}
 	st.val = t.sc.Append(st.val[:0], s)
 	if err := st.db.Set(t.key(g, k), st.val, pebble.NoSync); err != nil {
 		t.b.record(fmt.Errorf("state: write %q: %w", t.name, err))
@@ -75,6 +79,10 @@ func (t *kvTable[K, S]) store(g int, k K, s S) {
 }
 
 func (t *kvTable[K, S]) remove(g int, k K) {
+	if err := t.b.kv.bg.get(); err != nil {
+		t.b.record(err)
+		return
+	}
 	if err := t.b.kv.db.Delete(t.key(g, k), pebble.NoSync); err != nil {
 		t.b.record(fmt.Errorf("state: delete %q: %w", t.name, err))
 	}

@@ -18,34 +18,35 @@ import (
 // checkpoint or from nothing, which would repeat the output the latest
 // checkpoint's completion committed.
 func TestUnreadableLatestCheckpointFailsTheJob(t *testing.T) {
-	damage := map[string]func(path string) error{
-		"metadata truncated": func(path string) error {
+	damage := map[string]func(path string) (bool, error){
+		"metadata truncated": func(path string) (bool, error) {
 			if filepath.Base(path) != "_metadata" {
-				return nil
+				return false, nil
 			}
-			return os.Truncate(path, 10)
+			return true, os.Truncate(path, 10)
 		},
-		"metadata deleted": func(path string) error {
+		"metadata deleted": func(path string) (bool, error) {
 			if filepath.Base(path) != "_metadata" {
-				return nil
+				return false, nil
 			}
-			return os.Remove(path)
+			return true, os.Remove(path)
 		},
-		"state file zeroed": func(path string) error {
+		"state file zeroed": func(path string) (bool, error) {
 			if filepath.Base(path) == "_metadata" {
-				return nil
+				return false, nil
 			}
 			fi, err := os.Stat(path)
 			if err != nil {
-				return err
+				return false, err
 			}
-			return os.WriteFile(path, make([]byte, fi.Size()), 0o644)
+			return true, os.WriteFile(path, make([]byte, fi.Size()), 0o644)
 		},
 	}
 	for name, damage := range damage {
 		t.Run(name, func(t *testing.T) {
-			// 2000 keys: the keyed state is above the size kept inline in _metadata.
-			cfg := sequence.Config{Keys: 2000, RecordsPerKey: 10, Rate: 20000, FailAfter: 8000}
+			// 6000 keys: each subtask's keyed state is well above the
+			// 20 KiB kept inline in _metadata, so there are state files.
+			cfg := sequence.Config{Keys: 6000, RecordsPerKey: 5, Rate: 30000, FailAfter: 8000}
 			out, checkpoints := t.TempDir(), t.TempDir()
 			env := fileJob(t, cfg, out, weir.WithParallelism(2),
 				weir.WithCheckpointing(weir.CheckpointConfig{Interval: 20 * time.Millisecond, Dir: checkpoints}),
@@ -58,13 +59,15 @@ func TestUnreadableLatestCheckpointFailsTheJob(t *testing.T) {
 			// Once the job is restarting (every task of the failed attempt
 			// has ended), damage every checkpoint, and any that a commit
 			// still in flight completes, until the restart has read them.
-			damaged := false
+			damaged, files := false, 0
 			for !damaged || c.Status().State == "RESTARTING" {
 				if c.Status().State == "RESTARTING" {
 					damaged = true
-					if err := damageCheckpoints(checkpoints, damage); err != nil {
+					n, err := damageCheckpoints(checkpoints, damage)
+					if err != nil {
 						t.Fatal(err)
 					}
+					files += n
 				}
 				select {
 				case <-c.Done():
@@ -75,6 +78,9 @@ func TestUnreadableLatestCheckpointFailsTheJob(t *testing.T) {
 				break
 			}
 			_, err = c.Wait()
+			if files == 0 {
+				t.Fatalf("nothing to damage when the job restarted (err %v)", err)
+			}
 			if !errors.Is(err, weir.ErrJobFailed) || !errors.Is(err, weir.ErrUnrecoverable) || !strings.Contains(err.Error(), "latest completed checkpoint") {
 				t.Fatalf("err = %v, want the job failed, unrecoverable, naming the latest completed checkpoint", err)
 			}
@@ -86,9 +92,10 @@ func TestUnreadableLatestCheckpointFailsTheJob(t *testing.T) {
 }
 
 // damageCheckpoints applies damage to every file of every chk-N directory
-// under root.
-func damageCheckpoints(root string, damage func(string) error) error {
-	return filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+// under root and returns how many files it damaged.
+func damageCheckpoints(root string, damage func(string) (bool, error)) (int, error) {
+	n := 0
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if errors.Is(err, fs.ErrNotExist) {
 				return nil // removed by a subsumption meanwhile
@@ -98,9 +105,14 @@ func damageCheckpoints(root string, damage func(string) error) error {
 		if d.IsDir() || !strings.HasPrefix(filepath.Base(filepath.Dir(path)), "chk-") {
 			return nil
 		}
-		if err := damage(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		done, err := damage(path)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return err
+		}
+		if done && err == nil {
+			n++
 		}
 		return nil
 	})
+	return n, err
 }

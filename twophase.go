@@ -1,6 +1,9 @@
 package weir
 
-import "context"
+import (
+	"context"
+	"log/slog"
+)
 
 // Two-phase-commit sinks, in the shape of Flink's Sink API (FLIP-143/191):
 // a SinkWriter per subtask writes elements into a pending transaction;
@@ -29,6 +32,14 @@ type SinkContext struct {
 	Parallelism    int
 	AttemptNumber  int
 	RestoredFromID int64 // the checkpoint restored from; 0 for a fresh start
+	// RestoredWriterStates holds, when the job was restored, what the
+	// writer of every subtask of the restored checkpoint returned from
+	// StatefulSinkWriter.SnapshotState: all of them, in every subtask (as
+	// Flink's union list state), so that any subtask can tell what the
+	// earlier run wrote after that checkpoint.
+	RestoredWriterStates [][]byte
+	// Logger is scoped to the sink's subtask.
+	Logger *slog.Logger
 }
 
 // SinkWriter writes the elements of one subtask.
@@ -43,6 +54,29 @@ type SinkWriter[T, C any] interface {
 	PrepareCommit(ctx context.Context, checkpointID int64) ([]C, error)
 	// Close releases resources; uncommitted work may be abandoned.
 	Close() error
+}
+
+// StatefulSinkWriter is a SinkWriter with state of its own beside its
+// committables: how far it got, so that a restored job can find what a
+// failed run left behind that no committable references (a pending file
+// opened after the last checkpoint).
+type StatefulSinkWriter interface {
+	// SnapshotState returns the writer's state at checkpoint
+	// checkpointID, right after PrepareCommit for it. A job restored from
+	// the checkpoint hands the states of all subtasks to every new writer
+	// in SinkContext.RestoredWriterStates.
+	SnapshotState(checkpointID int64) ([]byte, error)
+}
+
+// CleaningSinkWriter is a SinkWriter told when its subtask's output is
+// complete, to remove what earlier attempts of the job left behind.
+type CleaningSinkWriter interface {
+	// AllCommitted is called once, when the subtask's input ended and all
+	// it pre-committed is committed: after the final checkpoint completed
+	// (or at the end of input when checkpoints are off). By then every
+	// subtask of the sink has committed the committables it restored, so
+	// nothing an earlier attempt left is still to be committed.
+	AllCommitted(ctx context.Context) error
 }
 
 // Committer commits committables once their checkpoint completed.

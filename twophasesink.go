@@ -24,8 +24,12 @@ func SinkTo[T, C any](s DataStream[T], sink Sink[T, C]) DataStreamSink {
 	return addSink(s, "Sink", func(any) (any, error) { return &twoPhaseSinkOp[T, C]{sink: sink}, nil })
 }
 
-// committablesState names the operator list state of pending committables.
-const committablesState = "committables"
+// committablesState names the operator list state of pending committables;
+// writerState the union list state of StatefulSinkWriter states.
+const (
+	committablesState = "committables"
+	writerState       = "sink-writer"
+)
 
 // pendingCommittable is a committable with the checkpoint it belongs to.
 type pendingCommittable[C any] struct {
@@ -38,6 +42,10 @@ type pendingCommittable[C any] struct {
 // everything pre-committed up to that checkpoint. Committables wait in
 // operator state, so a restored subtask commits what a failed attempt
 // pre-committed for a completed checkpoint but may not have committed.
+//
+// Once the input ended (Finish) and a checkpoint taken after it completed
+// with nothing left to commit, the subtask's output is complete: a
+// CleaningSinkWriter is told so, once.
 type twoPhaseSinkOp[T, C any] struct {
 	sink   Sink[T, C]
 	ctx    context.Context
@@ -48,6 +56,11 @@ type twoPhaseSinkOp[T, C any] struct {
 	committer     Committer[C]
 	codec         codec.Codec[pendingCommittable[C]]
 	pending       []pendingCommittable[C]
+	// finished is set by Finish; finalID is the first checkpoint taken
+	// after it; ended once the writer was told all is committed.
+	finished bool
+	finalID  int64
+	ended    bool
 }
 
 func (k *twoPhaseSinkOp[T, C]) Open(ctx *op.Context) error {
@@ -58,9 +71,11 @@ func (k *twoPhaseSinkOp[T, C]) Open(ctx *op.Context) error {
 		return err
 	}
 	k.codec = c
-	info := SinkContext{JobID: ctx.JobID, OperatorUID: ctx.UID, SubtaskIndex: ctx.SubtaskIndex, Parallelism: ctx.Parallelism, AttemptNumber: ctx.Attempt}
+	info := SinkContext{JobID: ctx.JobID, OperatorUID: ctx.UID, SubtaskIndex: ctx.SubtaskIndex, Parallelism: ctx.Parallelism,
+		AttemptNumber: ctx.Attempt, Logger: ctx.Logger}
 	if ctx.Restored != nil {
 		info.RestoredFromID = ctx.Restored.CheckpointID
+		info.RestoredWriterStates = ctx.Restored.List(writerState)
 		for _, e := range ctx.Restored.List(committablesState) {
 			pc, _, err := c.Decode(e)
 			if err != nil {
@@ -93,6 +108,7 @@ func (k *twoPhaseSinkOp[T, C]) Finish() error {
 	if err := k.writer.Flush(k.ctx, true); err != nil {
 		return err
 	}
+	k.finished = true
 	if !k.noCheckpoints {
 		return nil
 	}
@@ -100,13 +116,12 @@ func (k *twoPhaseSinkOp[T, C]) Finish() error {
 	if err != nil {
 		return fmt.Errorf("pre-commit at end of input: %w", err)
 	}
-	if len(cs) == 0 {
-		return nil
+	if len(cs) > 0 {
+		if err := k.committer.Commit(k.ctx, cs); err != nil {
+			return fmt.Errorf("commit at end of input: %w", err)
+		}
 	}
-	if err := k.committer.Commit(k.ctx, cs); err != nil {
-		return fmt.Errorf("commit at end of input: %w", err)
-	}
-	return nil
+	return k.endIfAllCommitted()
 }
 
 func (k *twoPhaseSinkOp[T, C]) SnapshotState(id int64) (*op.Snapshot, error) {
@@ -120,14 +135,48 @@ func (k *twoPhaseSinkOp[T, C]) SnapshotState(id int64) (*op.Snapshot, error) {
 	for _, c := range cs {
 		k.pending = append(k.pending, pendingCommittable[C]{CheckpointID: id, Committable: c})
 	}
+	if k.finished && k.finalID == 0 {
+		k.finalID = id
+	}
 	entries := make([][]byte, len(k.pending))
 	for i, pc := range k.pending {
 		entries[i] = k.codec.Append(nil, pc)
 	}
-	return &op.Snapshot{Lists: []op.NamedList{{Name: committablesState, Mode: op.SplitList, Entries: entries}}}, nil
+	snap := &op.Snapshot{Lists: []op.NamedList{{Name: committablesState, Mode: op.SplitList, Entries: entries}}}
+	if w, ok := k.writer.(StatefulSinkWriter); ok {
+		st, err := w.SnapshotState(id)
+		if err != nil {
+			return nil, fmt.Errorf("writer state for checkpoint %d: %w", id, err)
+		}
+		snap.Lists = append(snap.Lists, op.NamedList{Name: writerState, Mode: op.UnionList, Entries: [][]byte{st}})
+	}
+	return snap, nil
 }
 
-func (k *twoPhaseSinkOp[T, C]) NotifyCheckpointComplete(id int64) error { return k.commitUpTo(id) }
+func (k *twoPhaseSinkOp[T, C]) NotifyCheckpointComplete(id int64) error {
+	if err := k.commitUpTo(id); err != nil {
+		return err
+	}
+	if k.finalID > 0 && id >= k.finalID {
+		return k.endIfAllCommitted()
+	}
+	return nil
+}
+
+// endIfAllCommitted tells a CleaningSinkWriter, once, that the subtask's
+// input ended and everything it pre-committed is committed.
+func (k *twoPhaseSinkOp[T, C]) endIfAllCommitted() error {
+	if k.ended || !k.finished || len(k.pending) > 0 {
+		return nil
+	}
+	k.ended = true
+	if w, ok := k.writer.(CleaningSinkWriter); ok {
+		if err := w.AllCommitted(k.ctx); err != nil {
+			return fmt.Errorf("clean up after the last commit: %w", err)
+		}
+	}
+	return nil
+}
 
 // NotifyCheckpointAborted keeps the committables: a later completed
 // checkpoint commits them.

@@ -1,0 +1,135 @@
+package file_test
+
+import (
+	"context"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/weir-engine/weir"
+	"github.com/weir-engine/weir/connector/file"
+)
+
+// base returns the base names of paths, sorted.
+func base(paths ...string) []string {
+	var ns []string
+	for _, p := range paths {
+		ns = append(ns, filepath.Base(p))
+	}
+	slices.Sort(ns)
+	return ns
+}
+
+func allCommitted(t *testing.T, w weir.SinkWriter[string, file.Committable]) {
+	t.Helper()
+	cw, ok := w.(weir.CleaningSinkWriter)
+	if !ok {
+		t.Fatalf("%T is not a weir.CleaningSinkWriter", w)
+	}
+	if err := cw.AllCommitted(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A restored job discards the pending files the run it continues wrote
+// after the checkpoint (pre-committed for a checkpoint that never
+// completed, left open by a crash, written by a later attempt), keeps
+// those the checkpoint references for the committers, and never touches
+// other jobs' or other sinks' files. At its successful end nothing of its
+// lineage is left.
+func TestRestoreDiscardsWhatTheCheckpointDoesNotReference(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		job  string
+		// attempt of the restored run
+		attempt int
+		// newDir: the restored job writes into another directory
+		newDir bool
+	}{
+		{"same job restarted", jobA, 2, false},
+		{"new job, same directory", "bbbbbbbb11111111", 0, false},
+		{"new job, other directory", "bbbbbbbb11111111", 0, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			// Job A, attempt 0, two subtasks, checkpoint 2 completed.
+			w0, w1 := newWriter(t, dir, info(jobA, 0, 0)), newWriter(t, dir, info(jobA, 1, 0))
+			done := write(t, w0, 1, "done")
+			commit(t, done...)
+			ref := append(write(t, w0, 2, "ref0"), write(t, w1, 2, "ref1")...)
+			states := [][]byte{writerState(t, w0, 2), writerState(t, w1, 2)}
+			// After checkpoint 2: pre-committed for checkpoint 3, which
+			// never completed; a crash left subtask 1's open file and a
+			// file of a restarted attempt that failed before any
+			// checkpoint.
+			orphans := write(t, w0, 3, "orphan")
+			crashed := []string{
+				touch(t, dir, ".part-sink-aaaaaaaa-1-0-1"),
+				touch(t, dir, ".part-sink-aaaaaaaa-0-1-0"),
+			}
+			others := []string{
+				touch(t, dir, ".part-sink-cccccccc-0-0-0"),  // another job's
+				touch(t, dir, ".part-other-aaaaaaaa-0-0-9"), // another sink's
+				touch(t, dir, ".part-sink-aaaaaaaa-x-0-9"),  // not a part file
+				touch(t, dir, ".hidden"),
+			}
+
+			ci := info(tt.job, 0, tt.attempt)
+			ci.Parallelism, ci.RestoredFromID, ci.RestoredWriterStates = 1, 2, states
+			out := dir
+			if tt.newDir {
+				out = filepath.Join(t.TempDir(), "new")
+			}
+			w := newWriter(t, out, ci)
+
+			want := base(append([]string{done[0].Final, ref[0].Pending, ref[1].Pending}, others...)...)
+			if got := names(t, dir); !slices.Equal(got, want) {
+				t.Fatalf("after restore:\n got %q\nwant %q (orphans %s, %q)", got, want, orphans[0].Pending, crashed)
+			}
+			commit(t, ref...)
+			mine := write(t, w, 4, "new")
+			commit(t, mine...)
+			allCommitted(t, w)
+			want = base(append([]string{done[0].Final, ref[0].Final, ref[1].Final}, others...)...)
+			if !tt.newDir {
+				want = base(append([]string{done[0].Final, ref[0].Final, ref[1].Final, mine[0].Final}, others...)...)
+			}
+			if got := names(t, dir); !slices.Equal(got, want) {
+				t.Errorf("at the end:\n got %q\nwant %q", got, want)
+			}
+		})
+	}
+}
+
+// A job restarted without a checkpoint to restore (it failed before the
+// first completed) discards everything its earlier attempts wrote.
+func TestRestartWithoutCheckpointDiscardsEarlierAttempts(t *testing.T) {
+	dir := t.TempDir()
+	w0 := newWriter(t, dir, info(jobA, 0, 0))
+	write(t, w0, 1, "pre-committed")
+	touch(t, dir, ".part-sink-aaaaaaaa-1-0-0")
+	other := touch(t, dir, ".part-sink-cccccccc-0-0-0")
+	newWriter(t, dir, info(jobA, 1, 1))
+	if got, want := names(t, dir), base(other); !slices.Equal(got, want) {
+		t.Errorf("after the restart: %q, want %q", got, want)
+	}
+}
+
+// At its end a subtask removes its own leftovers and those of earlier
+// attempts, but not the pending files of the running attempt's other
+// subtasks: they commit them when their own final checkpoint completes.
+func TestAllCommittedLeavesOtherSubtasks(t *testing.T) {
+	dir := t.TempDir()
+	w0, w1 := newWriter(t, dir, info(jobA, 0, 1)), newWriter(t, dir, info(jobA, 1, 1))
+	commit(t, write(t, w0, 5, "a")...)
+	pending := write(t, w1, 5, "b")
+	earlier := touch(t, dir, ".part-sink-aaaaaaaa-1-0-7")
+	allCommitted(t, w0)
+	got := names(t, dir)
+	if !slices.Contains(got, filepath.Base(pending[0].Pending)) {
+		t.Errorf("subtask 0 removed subtask 1's pending file: %q", got)
+	}
+	if slices.Contains(got, filepath.Base(earlier)) {
+		t.Errorf("an earlier attempt's pending file is left: %q", got)
+	}
+}

@@ -1,0 +1,43 @@
+// Package file is Weir's exactly-once file sink.
+//
+// Each sink subtask writes its elements, one formatted line each, into a
+// pending part file whose name starts with a dot, so that readers that skip
+// hidden files (as Weir's own ReadTextFile does, and Hadoop-style tools)
+// never see it. The file is opened by the first element after a checkpoint,
+// never before. At a checkpoint the pending file is flushed, synced and
+// closed, and becomes a committable; when the checkpoint completed the
+// committer renames it to its visible name and syncs the directory it is
+// in (which, after a restore into another output directory, is the old
+// one). A committed file is never written again.
+//
+// Part files are named
+//
+//	part-<operator uid>-<first 8 characters of the job id>-<subtask>-<attempt>-<n>
+//
+// and their pending form is the same name with a leading dot.
+//
+// Commit is idempotent: when the visible file exists and the pending one
+// does not, the rename already happened. When neither exists the data is
+// lost, and Commit fails with ErrMissingFile.
+//
+// Hidden files are cleaned up by these rules:
+//
+//   - A subtask that fails or is cancelled removes the part file it had
+//     open (no checkpoint references it).
+//   - A restored job, and a job restarted after a failure, discards the
+//     pending files of this sink that the run it continues wrote after the
+//     checkpoint it restores from (or, without one, all that run wrote):
+//     each writer checkpoints how many part files it had opened, and every
+//     subtask of the restored job gets the counts of all of them.
+//   - At a successful end (every committable committed by the final
+//     checkpoint) each subtask removes its own pending files and every
+//     pending file of this sink that an earlier attempt of its job, or the
+//     job it was restored from, left behind.
+//   - The pending files of a job that did not end, and of other jobs, stay
+//     until a job restored from one of its checkpoints commits or discards
+//     them.
+//
+// A job restored from a savepoint takes over the pending files of the job
+// that took it; do not run two jobs restored from the same savepoint into
+// the same directory.
+package file

@@ -1,0 +1,113 @@
+package file
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+)
+
+// writerState is what a writer checkpoints beside its committables (JSON,
+// in the sink's union list state): the part files it opened before the
+// checkpoint, numbers 0..Next-1, each of them pre-committed by then. A
+// pending file of the same writer with a higher number was written after
+// the checkpoint, and no committable references it.
+type writerState struct {
+	Dir     string `json:"dir"`
+	Job     string `json:"job"`
+	Subtask int    `json:"subtask"`
+	Attempt int    `json:"attempt"`
+	Next    int    `json:"next"`
+}
+
+type writerKey struct {
+	job              string
+	subtask, attempt int
+}
+
+// lineage is what a writer knows of the runs its own continues: earlier
+// attempts of its job, and the job it was restored from with the
+// directories that one wrote into. Their pending files are its to clean
+// up; those of any other job are not.
+type lineage struct {
+	self partName
+	dirs []string
+	jobs map[string]bool
+	next map[writerKey]int
+	log  *slog.Logger
+}
+
+func newLineage(dir string, self partName, restored [][]byte, log *slog.Logger) (*lineage, error) {
+	l := &lineage{self: self, dirs: []string{dir}, jobs: map[string]bool{self.job: true}, next: map[writerKey]int{}, log: log}
+	for i, b := range restored {
+		var st writerState
+		if err := json.Unmarshal(b, &st); err != nil {
+			return nil, fmt.Errorf("file sink: restored writer state %d: %w", i, err)
+		}
+		if !filepath.IsAbs(st.Dir) || st.Next < 0 || st.Subtask < 0 || st.Attempt < 0 {
+			return nil, fmt.Errorf("file sink: restored writer state %d is not one this sink wrote: %s", i, b)
+		}
+		if !slices.Contains(l.dirs, st.Dir) {
+			l.dirs = append(l.dirs, st.Dir)
+		}
+		l.jobs[st.Job] = true
+		l.next[writerKey{st.Job, st.Subtask, st.Attempt}] = st.Next
+	}
+	return l, nil
+}
+
+// orphan reports whether the pending file n is left over: written by this
+// sink in a run this one continues, and referenced by no committable still
+// to be committed. Before the end, the files the restored checkpoint
+// references may still be committed by any subtask, and those of the
+// running attempt are being written. At the end all of them are committed,
+// and what is left of the run this one continues, and of this subtask, is
+// garbage; the running attempt's other subtasks clean up their own.
+func (l *lineage) orphan(n partName, atEnd bool) bool {
+	switch {
+	case n.operator != l.self.operator || !l.jobs[n.job]:
+		return false // another sink's, or another job's
+	case n.job == l.self.job && n.attempt == l.self.attempt:
+		return atEnd && n.subtask == l.self.subtask
+	case n.job == l.self.job && n.attempt > l.self.attempt:
+		return false // a later attempt cannot exist; leave what we do not understand
+	}
+	if next, ok := l.next[writerKey{n.job, n.subtask, n.attempt}]; ok && !atEnd {
+		return n.seq >= next
+	}
+	return true
+}
+
+// discard removes the orphans in every directory of the lineage. Removing
+// a file is not synced: an orphan that a crash brings back is found again
+// by the next run.
+func (l *lineage) discard(atEnd bool) error {
+	for _, dir := range l.dirs {
+		entries, err := os.ReadDir(dir)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("file sink: list %s: %w", dir, err)
+		}
+		for _, e := range entries {
+			n, ok := parsePending(e.Name())
+			if !ok || e.IsDir() || !l.orphan(n, atEnd) {
+				continue
+			}
+			p := filepath.Join(dir, e.Name())
+			if err := os.Remove(p); err != nil {
+				if errors.Is(err, fs.ErrNotExist) {
+					continue // another subtask removed it
+				}
+				return fmt.Errorf("file sink: discard %s: %w", p, err)
+			}
+			l.log.Info("file sink: discarded a pending file no checkpoint references", "file", p)
+		}
+	}
+	return nil
+}

@@ -8,12 +8,15 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+
+	"github.com/weir-engine/weir"
 )
 
 // ErrMissingFile is the cause of a failed Commit when neither the pending
 // file of a committable nor its committed file exists: the data is lost
 // (removed by hand, or written on another machine). No retry brings it
-// back; errors.Is matches it with fs.ErrNotExist too.
+// back; errors.Is matches it with fs.ErrNotExist too, which fails the job
+// at once.
 var ErrMissingFile error = missingFile{}
 
 type missingFile struct{}
@@ -26,8 +29,15 @@ func (missingFile) Is(target error) bool { return target == fs.ErrNotExist }
 
 // ErrBadCommittable is the cause of a failed Commit of a committable that
 // no writer of this package makes: an empty path, or the pending and the
-// committed file in different directories.
-var ErrBadCommittable = errors.New("file sink: bad committable")
+// committed file in different directories. The checkpoint holds it, so a
+// restart meets it again: errors.Is matches it with weir.ErrUnrecoverable.
+var ErrBadCommittable error = badCommittable{}
+
+type badCommittable struct{}
+
+func (badCommittable) Error() string { return "file sink: bad committable" }
+
+func (badCommittable) Is(target error) bool { return target == weir.ErrUnrecoverable }
 
 // committer renames pending files to their committed names. It holds no
 // directory of its own: a restored job may commit files its writers never

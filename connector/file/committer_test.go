@@ -108,8 +108,9 @@ func TestCommitBadInput(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := c.Commit(context.Background(), []file.Committable{tt.c}); !errors.Is(err, file.ErrBadCommittable) {
-				t.Fatalf("Commit(%+v) = %v, want ErrBadCommittable", tt.c, err)
+			err = c.Commit(context.Background(), []file.Committable{tt.c})
+			if !errors.Is(err, file.ErrBadCommittable) || !errors.Is(err, weir.ErrUnrecoverable) {
+				t.Fatalf("Commit(%+v) = %v, want ErrBadCommittable, unrecoverable", tt.c, err)
 			}
 			if got := read(t, p); got != "PARTIAL" {
 				t.Errorf("the pending file changed: %q", got)

@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+
+	"github.com/weir-engine/weir"
 )
 
 // writerState is what a writer checkpoints beside its committables (JSON,
@@ -45,11 +47,12 @@ func newLineage(dir string, self partName, restored [][]byte, log *slog.Logger) 
 	l := &lineage{self: self, dirs: []string{dir}, jobs: map[string]bool{self.job: true}, next: map[writerKey]int{}, log: log}
 	for i, b := range restored {
 		var st writerState
+		// The checkpoint holds the state: a restart would meet it again.
 		if err := json.Unmarshal(b, &st); err != nil {
-			return nil, fmt.Errorf("file sink: restored writer state %d: %w", i, err)
+			return nil, fmt.Errorf("%w: file sink: restored writer state %d: %w", weir.ErrUnrecoverable, i, err)
 		}
 		if !filepath.IsAbs(st.Dir) || st.Next < 0 || st.Subtask < 0 || st.Attempt < 0 {
-			return nil, fmt.Errorf("file sink: restored writer state %d is not one this sink wrote: %s", i, b)
+			return nil, fmt.Errorf("%w: file sink: restored writer state %d is not one this sink wrote: %s", weir.ErrUnrecoverable, i, b)
 		}
 		if !slices.Contains(l.dirs, st.Dir) {
 			l.dirs = append(l.dirs, st.Dir)

@@ -2,6 +2,7 @@ package file_test
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -153,6 +154,9 @@ func TestCreateWriterBadInput(t *testing.T) {
 			}
 			if !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("error %q does not say %q", err, tt.want)
+			}
+			if restored := tt.info.RestoredWriterStates != nil; errors.Is(err, weir.ErrUnrecoverable) != restored {
+				t.Errorf("error %q: unrecoverable is %v, want %v (a restart meets restored state again)", err, !restored, restored)
 			}
 		})
 	}

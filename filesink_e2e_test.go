@@ -166,7 +166,12 @@ func TestFileSinkRestoreIntoAnotherDirectory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	<-sink.wrote
+	select {
+	case <-sink.wrote:
+	case <-c.Done():
+		_, err := c.Wait()
+		t.Fatalf("the job ended before its sink wrote: %v", err)
+	}
 	savepoint, err := c.StopWithSavepoint(ctx, t.TempDir(), false)
 	if err != nil {
 		t.Fatal(err)

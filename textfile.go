@@ -12,8 +12,9 @@ import (
 )
 
 // textSplitSize is the size of the byte ranges a text file is split into so
-// that several subtasks can read one large file.
-const textSplitSize = 8 << 20
+// that several subtasks can read one large file. Tests make it small, so
+// that lines cross split boundaries.
+var textSplitSize int64 = 8 << 20
 
 // FileSplit is a byte range [Start, End) of a file, read from Offset. A
 // split reads the lines that start inside it: it skips a partial first line

@@ -107,20 +107,31 @@ func TestWordCountMatchesReference(t *testing.T) {
 func TestWordCountFromFilesWithSplits(t *testing.T) {
 	dir := t.TempDir()
 	lines := randomText(2, 20000)
-	// Two files; the big one spans several splits only if large, so also
-	// check line integrity: no line may be cut or read twice.
+	// Two files, the second without a final newline; the splits are small,
+	// so lines cross split boundaries (at 31 bytes, about one line: many splits start
+	// inside a line, some hold no line start at all). No line may be cut
+	// or read twice.
 	half := len(lines) / 2
 	for i, part := range [][]string{lines[:half], lines[half:]} {
-		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("in-%d.txt", i)), []byte(strings.Join(part, "\n")+"\n"), 0o644); err != nil {
+		text := strings.Join(part, "\n")
+		if i == 0 {
+			text += "\n"
+		}
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("in-%d.txt", i)), []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
-	env := weir.NewEnv(weir.WithParallelism(3))
-	updates, err := weir.Collect(context.Background(), countWords(weir.ReadTextFile(env, dir)))
-	if err != nil {
-		t.Fatal(err)
+	for _, size := range []int64{31, 100, 64 << 10} {
+		t.Run(fmt.Sprintf("split=%d", size), func(t *testing.T) {
+			defer weir.SetTextSplitSize(size)()
+			env := weir.NewEnv(weir.WithParallelism(3))
+			updates, err := weir.Collect(context.Background(), countWords(weir.ReadTextFile(env, dir)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkCounts(t, finalCounts(updates), referenceCounts(lines))
+		})
 	}
-	checkCounts(t, finalCounts(updates), referenceCounts(lines))
 }
 
 func TestWriteTextWritesOneFilePerSubtask(t *testing.T) {

@@ -213,3 +213,61 @@ func TestFileSinkRestoreIntoAnotherDirectory(t *testing.T) {
 		t.Errorf("pending files in the new directory: %q", got)
 	}
 }
+
+// Stop-with-savepoint without drain, as a user of the file sink sees it:
+// when StopWithSavepoint returns, the records before the savepoint are
+// committed (each source subtask's a gapless prefix), no record reached a
+// sink after the savepoint's barrier, and no hidden file is left; a job
+// restored from the savepoint commits the rest, each record once.
+func TestFileSinkStopWithSavepoint(t *testing.T) {
+	out := t.TempDir()
+	sink := newObservedSink(out, 100)
+	// Only the savepoint prepares commits: a write after a PrepareCommit is
+	// a write after the savepoint's barrier.
+	env := weir.NewEnv(weir.WithParallelism(2), weir.WithCheckpointing(weir.CheckpointConfig{Interval: time.Hour}))
+	identity := func(i int64) (int64, error) { return i, nil }
+	weir.SinkTo(weir.Generate(env, weir.Generator[int64]{Fn: identity, RatePerSecond: 20000}), sink).UID("sink")
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	c, err := env.ExecuteAsync(ctx, "stop")
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-sink.wrote
+	loc, err := c.StopWithSavepoint(ctx, t.TempDir(), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	counts := committedInts(t, out)
+	hidden := hiddenFiles(t, out)
+	if _, err := c.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	if n := sink.afterPrepare.Load(); n > 0 {
+		t.Errorf("%d records reached the sink after the savepoint's barrier", n)
+	}
+	if len(hidden) > 0 {
+		t.Errorf("hidden files left when the stop returned: %q", hidden)
+	}
+	// Source subtask i generates i, i+2, ...: each committed a prefix.
+	var next [2]int64
+	for next[0] = 0; counts[next[0]] == 1; next[0] += 2 {
+	}
+	for next[1] = 1; counts[next[1]] == 1; next[1] += 2 {
+	}
+	if len(counts) == 0 || int64(len(counts)) != next[0]/2+(next[1]-1)/2 {
+		t.Fatalf("committed at the stop: %d ints, not two gapless prefixes (up to %d and %d)", len(counts), next[0], next[1])
+	}
+
+	total := max(next[0], next[1]) + 1000
+	env = weir.NewEnv(weir.WithParallelism(2), weir.WithRestoreFrom(loc, false),
+		weir.WithCheckpointing(weir.CheckpointConfig{Interval: time.Hour}))
+	weir.SinkTo(weir.Generate(env, weir.Generator[int64]{Fn: identity, Count: total}), file.NewSink(out, formatInt)).UID("sink")
+	if _, err := env.Execute(ctx, "stop-restored"); err != nil {
+		t.Fatal(err)
+	}
+	checkEachTimes(t, committedInts(t, out), total, 1)
+	if h := hiddenFiles(t, out); len(h) > 0 {
+		t.Errorf("hidden files left after the restored job: %q", h)
+	}
+}

@@ -27,6 +27,9 @@ type observedSink struct {
 	wroteOnce sync.Once
 	committed atomic.Bool
 	open      [8]atomic.Bool
+	// afterPrepare counts the writes that came after their writer's first
+	// PrepareCommit.
+	afterPrepare atomic.Int64
 }
 
 func newObservedSink(dir string, writes int64) *observedSink {
@@ -58,14 +61,18 @@ func (s *observedSink) CreateCommitter(ctx context.Context, info weir.SinkContex
 // optional interfaces too.
 type observedWriter struct {
 	weir.SinkWriter[int64, file.Committable]
-	s    *observedSink
-	open *atomic.Bool
-	n    int64
+	s        *observedSink
+	open     *atomic.Bool
+	n        int64
+	prepared bool
 }
 
 func (w *observedWriter) Write(ctx context.Context, v int64) error {
 	if err := w.SinkWriter.Write(ctx, v); err != nil {
 		return err
+	}
+	if w.prepared {
+		w.s.afterPrepare.Add(1)
 	}
 	w.open.Store(true)
 	if w.n++; w.n == w.s.writes {
@@ -78,6 +85,7 @@ func (w *observedWriter) PrepareCommit(ctx context.Context, id int64) ([]file.Co
 	cs, err := w.SinkWriter.PrepareCommit(ctx, id)
 	if err == nil {
 		w.open.Store(false)
+		w.prepared = true
 	}
 	return cs, err
 }

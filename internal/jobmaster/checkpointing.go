@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"slices"
 	"sort"
 	"sync"
@@ -386,7 +387,12 @@ func (jm *JobMaster) performCheckpoint(ctx context.Context, action checkpoint.Ac
 			}
 			jm.releaseShared(a.ID, false, "")
 		}
-		jm.log.Warn("checkpoint failed", "id", a.ID, "kind", a.Kind, "reason", a.Reason)
+		level := slog.LevelWarn
+		if errors.Is(a.Reason, checkpoint.ErrFailover) || errors.Is(a.Reason, checkpoint.ErrSubsumed) {
+			// Expected: the failure or the newer checkpoint is the news.
+			level = slog.LevelInfo
+		}
+		jm.log.Log(ctx, level, "checkpoint failed", "id", a.ID, "kind", a.Kind, "reason", a.Reason)
 		cp.savepointEnded(a.ID, a.Kind, "", a.Reason)
 	case checkpoint.Discard:
 		cp.dirs.Delete(a.ID)

@@ -114,4 +114,15 @@ func verifyFiles(t *testing.T, cfg sequence.Config, out string) {
 	if err := sequence.Verify(cfg, lines); err != nil {
 		t.Fatalf("output of all runs together is not exactly-once: %v", err)
 	}
+	// The last run finished: it committed or discarded every pending file
+	// of the runs it resumed.
+	es, err := os.ReadDir(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range es {
+		if strings.HasPrefix(e.Name(), ".") {
+			t.Errorf("hidden file left after the last run finished: %s", e.Name())
+		}
+	}
 }

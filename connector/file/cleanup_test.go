@@ -133,3 +133,37 @@ func TestAllCommittedLeavesOtherSubtasks(t *testing.T) {
 		t.Errorf("an earlier attempt's pending file is left: %q", got)
 	}
 }
+
+// Runs restored from the same checkpoint are one lineage: a rerun after a
+// crash restores the checkpoint the crashed run restored too when that run
+// died before taking one of its own. At its successful end a job removes
+// what such a sibling left; a job of another lineage keeps its files.
+func TestEndRemovesWhatSiblingRunsLeft(t *testing.T) {
+	dir := t.TempDir()
+	a := newWriter(t, dir, info(jobA, 0, 0))
+	committed := write(t, a, 1, "a")
+	commit(t, committed...)
+	states := [][]byte{writerState(t, a, 1)}
+	restored := func(job string) weir.SinkContext {
+		ci := info(job, 0, 0)
+		ci.Parallelism, ci.RestoredFromID, ci.RestoredWriterStates = 1, 1, states
+		return ci
+	}
+	// The first rerun pre-committed for a checkpoint that never completed,
+	// and died with another file open.
+	sibling := newWriter(t, dir, restored("bbbbbbbb00000000bbbbbbbb00000000"))
+	siblingFiles := []string{write(t, sibling, 2, "b")[0].Pending, touch(t, dir, ".part-sink-bbbbbbbb-0-0-1.aaaaaaaa")}
+	other := touch(t, dir, ".part-sink-dddddddd-0-0-0.dddddddd") // another lineage's
+
+	rerun := newWriter(t, dir, restored("cccccccc00000000cccccccc00000000"))
+	if got := names(t, dir); !slices.Contains(got, filepath.Base(siblingFiles[0])) {
+		t.Fatalf("the rerun removed a sibling's files before its end: %q", got)
+	}
+	mine := write(t, rerun, 2, "c")
+	commit(t, mine...)
+	allCommitted(t, rerun)
+	want := base(committed[0].Final, mine[0].Final, other)
+	if got := names(t, dir); !slices.Equal(got, want) {
+		t.Errorf("at the rerun's end:\n got %q\nwant %q", got, want)
+	}
+}

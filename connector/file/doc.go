@@ -14,7 +14,10 @@
 //
 //	part-<operator uid>-<first 8 characters of the job id>-<subtask>-<attempt>-<n>
 //
-// and their pending form is the same name with a leading dot.
+// and their pending form is the same name with a leading dot and, after a
+// last dot, the first 8 characters of the id of the lineage's root: the
+// first job of a chain of jobs each restored from a checkpoint of the one
+// before.
 //
 // Commit is idempotent: when the visible file exists and the pending one
 // does not, the rename already happened. When neither exists the data is
@@ -31,8 +34,10 @@
 //     subtask of the restored job gets the counts of all of them.
 //   - At a successful end (every committable committed by the final
 //     checkpoint) each subtask removes its own pending files and every
-//     pending file of this sink that an earlier attempt of its job, or the
-//     job it was restored from, left behind.
+//     pending file of this sink that an earlier attempt of its job, or any
+//     job of its lineage, left behind: also a job restored from the same
+//     checkpoint that died before taking one of its own, as a crashed run
+//     that `weir run` resumes again does.
 //   - The pending files of a job that did not end, and of other jobs, stay
 //     until a job restored from one of its checkpoints commits or discards
 //     them.

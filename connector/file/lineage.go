@@ -1,6 +1,7 @@
 package file
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -24,6 +25,8 @@ type writerState struct {
 	Subtask int    `json:"subtask"`
 	Attempt int    `json:"attempt"`
 	Next    int    `json:"next"`
+	// Root is the lineage's root (absent in states of older versions).
+	Root string `json:"root,omitempty"`
 }
 
 type writerKey struct {
@@ -35,6 +38,16 @@ type writerKey struct {
 // attempts of its job, and the job it was restored from with the
 // directories that one wrote into. Their pending files are its to clean
 // up; those of any other job are not.
+//
+// Every job of a lineage also carries its root: the first job's id, which
+// a job restored from a checkpoint takes over from the writer states it
+// restores. Pending files carry the root in their names, so that at a
+// successful end a job recognises the pending files of every run of its
+// lineage, also of runs that it does not continue: a run restored from the
+// same checkpoint as this one and killed before it took one of its own (a
+// rerun after a crash does exactly that). By the end every committable
+// this job restored has been committed, and no run of the lineage but this
+// one still runs, so what they left is garbage.
 type lineage struct {
 	self partName
 	dirs []string
@@ -45,6 +58,7 @@ type lineage struct {
 
 func newLineage(dir string, self partName, restored [][]byte, log *slog.Logger) (*lineage, error) {
 	l := &lineage{self: self, dirs: []string{dir}, jobs: map[string]bool{self.job: true}, next: map[writerKey]int{}, log: log}
+	root := ""
 	for i, b := range restored {
 		var st writerState
 		// The checkpoint holds the state: a restart would meet it again.
@@ -59,7 +73,11 @@ func newLineage(dir string, self partName, restored [][]byte, log *slog.Logger) 
 		}
 		l.jobs[st.Job] = true
 		l.next[writerKey{st.Job, st.Subtask, st.Attempt}] = st.Next
+		if root == "" {
+			root = cmp.Or(st.Root, st.Job)
+		}
 	}
+	l.self.root = cmp.Or(root, self.job)
 	return l, nil
 }
 
@@ -72,8 +90,11 @@ func newLineage(dir string, self partName, restored [][]byte, log *slog.Logger) 
 // garbage; the running attempt's other subtasks clean up their own.
 func (l *lineage) orphan(n partName, atEnd bool) bool {
 	switch {
-	case n.operator != l.self.operator || !l.jobs[n.job]:
-		return false // another sink's, or another job's
+	case n.operator != l.self.operator:
+		return false // another sink's
+	case !l.jobs[n.job]:
+		// Another job's; at the end, garbage if it is of this lineage.
+		return atEnd && n.root == l.self.root
 	case n.job == l.self.job && n.attempt == l.self.attempt:
 		return atEnd && n.subtask == l.self.subtask
 	case n.job == l.self.job && n.attempt > l.self.attempt:

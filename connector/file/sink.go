@@ -61,7 +61,7 @@ func (s *Sink[T]) CreateWriter(_ context.Context, info weir.SinkContext) (weir.S
 			return nil, fmt.Errorf("file sink: discard what the earlier run left: %w", err)
 		}
 	}
-	return &writer[T]{format: s.Format, dir: dir, next: self, lineage: l}, nil
+	return &writer[T]{format: s.Format, dir: dir, next: l.self, lineage: l}, nil
 }
 
 // CreateCommitter implements weir.Sink. The committer touches only the

@@ -32,7 +32,7 @@ func (w *writer[T]) Write(_ context.Context, v T) error {
 	if w.f == nil {
 		w.cur = w.next
 		w.next.seq++
-		path := filepath.Join(w.dir, "."+w.cur.String())
+		path := filepath.Join(w.dir, w.cur.pending())
 		f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
 		if err != nil {
 			return fmt.Errorf("file sink: %w", err)
@@ -78,7 +78,7 @@ func (w *writer[T]) PrepareCommit(_ context.Context, id int64) ([]Committable, e
 // part files this writer opened, all of them pre-committed by now, so that
 // a restored job knows that the files it opened after are not referenced.
 func (w *writer[T]) SnapshotState(int64) ([]byte, error) {
-	return json.Marshal(writerState{Dir: w.dir, Job: w.next.job, Subtask: w.next.subtask, Attempt: w.next.attempt, Next: w.next.seq})
+	return json.Marshal(writerState{Dir: w.dir, Job: w.next.job, Subtask: w.next.subtask, Attempt: w.next.attempt, Next: w.next.seq, Root: w.next.root})
 }
 
 // AllCommitted implements weir.CleaningSinkWriter: it removes the pending

@@ -39,8 +39,10 @@ func TestPartFileNames(t *testing.T) {
 				if filepath.Dir(c.Final) != dir || filepath.Dir(c.Pending) != dir {
 					t.Errorf("committable %+v is not in %s", c, dir)
 				}
-				if filepath.Base(c.Pending) != "."+filepath.Base(c.Final) {
-					t.Errorf("pending %s is not the hidden form of %s", c.Pending, c.Final)
+				// Pending: hidden, and the lineage's root after a dot (a
+				// fresh job is its own root).
+				if want := "." + filepath.Base(c.Final) + "." + shortID(tt.info.JobID); filepath.Base(c.Pending) != want {
+					t.Errorf("pending %s, want %s", filepath.Base(c.Pending), want)
 				}
 				got = append(got, filepath.Base(c.Final))
 			}
@@ -161,3 +163,6 @@ func TestCreateWriterBadInput(t *testing.T) {
 		})
 	}
 }
+
+// shortID is the part of a job id that file names carry.
+func shortID(job string) string { return job[:min(8, len(job))] }

@@ -32,12 +32,19 @@ type SinkContext struct {
 	Parallelism    int
 	AttemptNumber  int
 	RestoredFromID int64 // the checkpoint restored from; 0 for a fresh start
-	// RestoredWriterStates holds, when the job was restored, what the
-	// writer of every subtask of the restored checkpoint returned from
-	// StatefulSinkWriter.SnapshotState: all of them, in every subtask (as
-	// Flink's union list state), so that any subtask can tell what the
-	// earlier run wrote after that checkpoint.
+	// RestoredWriterStates holds, when the job was restored, some of what
+	// the writers of the restored checkpoint returned from
+	// StatefulSinkWriter.SnapshotState: the states are dealt out over the
+	// new subtasks (as Flink's operator list state), each to exactly one,
+	// so that the subtask that gets a writer's state can tell what that
+	// writer wrote after the checkpoint.
 	RestoredWriterStates [][]byte
+	// Lineage names the chain of jobs this one continues, each restored
+	// from a checkpoint of the one before: the id of the first. A fresh
+	// job is its own lineage; jobs restored from the same checkpoint share
+	// one (a rerun after a crash and the crashed run, too). It is empty
+	// after a restore from a checkpoint taken before lineages were kept.
+	Lineage string
 	// Logger is scoped to the sink's subtask.
 	Logger *slog.Logger
 }
@@ -63,8 +70,8 @@ type SinkWriter[T, C any] interface {
 type StatefulSinkWriter interface {
 	// SnapshotState returns the writer's state at checkpoint
 	// checkpointID, right after PrepareCommit for it. A job restored from
-	// the checkpoint hands the states of all subtasks to every new writer
-	// in SinkContext.RestoredWriterStates.
+	// the checkpoint deals the states out over the new writers, in
+	// SinkContext.RestoredWriterStates.
 	SnapshotState(checkpointID int64) ([]byte, error)
 }
 

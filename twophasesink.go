@@ -25,10 +25,15 @@ func SinkTo[T, C any](s DataStream[T], sink Sink[T, C]) DataStreamSink {
 }
 
 // committablesState names the operator list state of pending committables;
-// writerState the union list state of StatefulSinkWriter states.
+// writerState the list state of StatefulSinkWriter states, dealt out over
+// the subtasks of a restored job as the committables are (a union list
+// state would refuse every checkpoint taken after some sink subtasks
+// finished, FLIP-147); lineageState the broadcast state of the lineage
+// (SinkContext.Lineage).
 const (
 	committablesState = "committables"
 	writerState       = "sink-writer"
+	lineageState      = "sink-lineage"
 )
 
 // pendingCommittable is a committable with the checkpoint it belongs to.
@@ -61,6 +66,8 @@ type twoPhaseSinkOp[T, C any] struct {
 	finished bool
 	finalID  int64
 	ended    bool
+	// lineage is SinkContext.Lineage, kept in every checkpoint.
+	lineage string
 }
 
 func (k *twoPhaseSinkOp[T, C]) Open(ctx *op.Context) error {
@@ -72,10 +79,14 @@ func (k *twoPhaseSinkOp[T, C]) Open(ctx *op.Context) error {
 	}
 	k.codec = c
 	info := SinkContext{JobID: ctx.JobID, OperatorUID: ctx.UID, SubtaskIndex: ctx.SubtaskIndex, Parallelism: ctx.Parallelism,
-		AttemptNumber: ctx.Attempt, Logger: ctx.Logger}
+		AttemptNumber: ctx.Attempt, Logger: ctx.Logger, Lineage: ctx.JobID}
 	if ctx.Restored != nil {
 		info.RestoredFromID = ctx.Restored.CheckpointID
 		info.RestoredWriterStates = ctx.Restored.List(writerState)
+		info.Lineage = ""
+		if l := ctx.Restored.List(lineageState); len(l) > 0 {
+			info.Lineage = string(l[0])
+		}
 		for _, e := range ctx.Restored.List(committablesState) {
 			pc, _, err := c.Decode(e)
 			if err != nil {
@@ -97,6 +108,7 @@ func (k *twoPhaseSinkOp[T, C]) Open(ctx *op.Context) error {
 	if k.writer, err = k.sink.CreateWriter(k.ctx, info); err != nil {
 		return fmt.Errorf("create writer: %w", err)
 	}
+	k.lineage = info.Lineage
 	return nil
 }
 
@@ -148,7 +160,10 @@ func (k *twoPhaseSinkOp[T, C]) SnapshotState(id int64) (*op.Snapshot, error) {
 		if err != nil {
 			return nil, fmt.Errorf("writer state for checkpoint %d: %w", id, err)
 		}
-		snap.Lists = append(snap.Lists, op.NamedList{Name: writerState, Mode: op.UnionList, Entries: [][]byte{st}})
+		snap.Lists = append(snap.Lists, op.NamedList{Name: writerState, Mode: op.SplitList, Entries: [][]byte{st}})
+	}
+	if k.lineage != "" {
+		snap.Lists = append(snap.Lists, op.NamedList{Name: lineageState, Mode: op.BroadcastList, Entries: [][]byte{[]byte(k.lineage)}})
 	}
 	return snap, nil
 }

@@ -30,8 +30,10 @@
 //   - A restored job, and a job restarted after a failure, discards the
 //     pending files of this sink that the run it continues wrote after the
 //     checkpoint it restores from (or, without one, all that run wrote):
-//     each writer checkpoints how many part files it had opened, and every
-//     subtask of the restored job gets the counts of all of them.
+//     each writer checkpoints how many part files it had opened, and these
+//     counts are dealt out over the subtasks of the restored job, each
+//     subtask discarding for the writers whose counts it got. Files of
+//     writers no checkpoint counted go at the end.
 //   - At a successful end (every committable committed by the final
 //     checkpoint) each subtask removes its own pending files and every
 //     pending file of this sink that an earlier attempt of its job, or any

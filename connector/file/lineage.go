@@ -35,31 +35,34 @@ type writerKey struct {
 }
 
 // lineage is what a writer knows of the runs its own continues: earlier
-// attempts of its job, and the job it was restored from with the
-// directories that one wrote into. Their pending files are its to clean
-// up; those of any other job are not.
-//
-// Every job of a lineage also carries its root: the first job's id, which
-// a job restored from a checkpoint takes over from the writer states it
-// restores. Pending files carry the root in their names, so that at a
-// successful end a job recognises the pending files of every run of its
-// lineage, also of runs that it does not continue: a run restored from the
-// same checkpoint as this one and killed before it took one of its own (a
-// rerun after a crash does exactly that). By the end every committable
-// this job restored has been committed, and no run of the lineage but this
-// one still runs, so what they left is garbage.
+// attempts of its job, and the writers of the job it was restored from
+// whose states it got, with the directories they wrote into. Every job of
+// a lineage (SinkContext.Lineage: the chain of jobs each restored from a
+// checkpoint of the one before, also jobs restored from the same
+// checkpoint) writes the lineage's root into the names of its pending
+// files, so that at a successful end a job recognises the pending files of
+// every run of its lineage, also of runs it does not continue: a run
+// restored from the same checkpoint as this one and killed before it took
+// one of its own (a rerun after a crash does exactly that). By the end
+// every committable this job restored has been committed, and no other run
+// of the lineage runs, so what they left is garbage. Pending files of
+// other lineages, and of other sinks, are never touched.
 type lineage struct {
 	self partName
 	dirs []string
 	jobs map[string]bool
 	next map[writerKey]int
-	log  *slog.Logger
+	// restored is set when the job started from a checkpoint: before the
+	// end, only files this writer knows no checkpoint references go.
+	restored bool
+	log      *slog.Logger
 }
 
-func newLineage(dir string, self partName, restored [][]byte, log *slog.Logger) (*lineage, error) {
-	l := &lineage{self: self, dirs: []string{dir}, jobs: map[string]bool{self.job: true}, next: map[writerKey]int{}, log: log}
-	root := ""
-	for i, b := range restored {
+func newLineage(dir string, self partName, info weir.SinkContext, log *slog.Logger) (*lineage, error) {
+	l := &lineage{self: self, dirs: []string{dir}, jobs: map[string]bool{self.job: true}, next: map[writerKey]int{},
+		restored: info.RestoredFromID > 0, log: log}
+	root := info.Lineage
+	for i, b := range info.RestoredWriterStates {
 		var st writerState
 		// The checkpoint holds the state: a restart would meet it again.
 		if err := json.Unmarshal(b, &st); err != nil {
@@ -73,37 +76,36 @@ func newLineage(dir string, self partName, restored [][]byte, log *slog.Logger) 
 		}
 		l.jobs[st.Job] = true
 		l.next[writerKey{st.Job, st.Subtask, st.Attempt}] = st.Next
-		if root == "" {
-			root = cmp.Or(st.Root, st.Job)
-		}
+		root = cmp.Or(root, st.Root, st.Job)
 	}
-	l.self.root = cmp.Or(root, self.job)
+	l.self.root = shortJob(cmp.Or(root, info.JobID))
 	return l, nil
 }
 
 // orphan reports whether the pending file n is left over: written by this
-// sink in a run this one continues, and referenced by no committable still
-// to be committed. Before the end, the files the restored checkpoint
-// references may still be committed by any subtask, and those of the
+// sink in a run of this lineage, and referenced by no committable still to
+// be committed. Before the end, the files a restored checkpoint references
+// may still be committed by any subtask, so only the files a writer whose
+// state this subtask restored opened after the checkpoint go (or, when no
+// checkpoint was restored, all that earlier attempts wrote); those of the
 // running attempt are being written. At the end all of them are committed,
-// and what is left of the run this one continues, and of this subtask, is
-// garbage; the running attempt's other subtasks clean up their own.
+// and what is left of the lineage, and of this subtask, is garbage; the
+// running attempt's other subtasks clean up their own.
 func (l *lineage) orphan(n partName, atEnd bool) bool {
 	switch {
 	case n.operator != l.self.operator:
 		return false // another sink's
-	case !l.jobs[n.job]:
-		// Another job's; at the end, garbage if it is of this lineage.
-		return atEnd && n.root == l.self.root
 	case n.job == l.self.job && n.attempt == l.self.attempt:
 		return atEnd && n.subtask == l.self.subtask
 	case n.job == l.self.job && n.attempt > l.self.attempt:
 		return false // a later attempt cannot exist; leave what we do not understand
+	case atEnd:
+		return n.root == l.self.root || l.jobs[n.job]
+	case n.job == l.self.job && !l.restored:
+		return true // an earlier attempt, and no checkpoint references anything
 	}
-	if next, ok := l.next[writerKey{n.job, n.subtask, n.attempt}]; ok && !atEnd {
-		return n.seq >= next
-	}
-	return true
+	next, ok := l.next[writerKey{n.job, n.subtask, n.attempt}]
+	return ok && n.seq >= next
 }
 
 // discard removes the orphans in every directory of the lineage. Removing

@@ -52,7 +52,7 @@ func (s *Sink[T]) CreateWriter(_ context.Context, info weir.SinkContext) (weir.S
 		log = slog.New(slog.DiscardHandler)
 	}
 	self := partName{operator: sanitize(info.OperatorUID), job: shortJob(info.JobID), subtask: info.SubtaskIndex, attempt: info.AttemptNumber}
-	l, err := newLineage(dir, self, info.RestoredWriterStates, log)
+	l, err := newLineage(dir, self, info, log)
 	if err != nil {
 		return nil, err
 	}

@@ -39,21 +39,34 @@ func BenchmarkValueState(b *testing.B) {
 				i++
 			}
 		})
-		b.Run(fmt.Sprintf("keys=%d/backend", numKeys), func(b *testing.B) {
-			be := NewKeyedBackend[string](0, maxPar-1)
-			v, _ := Value[string, int64](be, "count")
-			b.ReportAllocs()
-			i := 0
-			for b.Loop() {
-				j := i % numKeys
-				be.SetCurrentKey(keys[j], groups[j])
-				x, _ := v.Value()
-				v.Update(x + 1)
-				i++
+		for _, kind := range []string{"heap", "pebble"} {
+			name := "backend"
+			if kind != "heap" {
+				name = kind
 			}
-			if be.Err() != nil {
-				b.Fatal(be.Err())
-			}
-		})
+			b.Run(fmt.Sprintf("keys=%d/%s", numKeys, name), func(b *testing.B) {
+				benchmarkCounter(b, newTestBackend[string](b, kind, 0, maxPar-1), keys, groups)
+			})
+		}
+	}
+}
+
+// benchmarkCounter runs the keyed counter on be over keys, round robin,
+// and closes be.
+func benchmarkCounter(b *testing.B, be *KeyedBackend[string], keys []string, groups []int) {
+	defer be.Close()
+	numKeys := len(keys)
+	v, _ := Value[string, int64](be, "count")
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		j := i % numKeys
+		be.SetCurrentKey(keys[j], groups[j])
+		x, _ := v.Value()
+		v.Update(x + 1)
+		i++
+	}
+	if be.Err() != nil {
+		b.Fatal(be.Err())
 	}
 }

@@ -48,6 +48,10 @@ func (b *KeyedBackend[K]) Capture(dir string) (*Capture[K], error) {
 		c.pending[name] = slices.Clone(groups)
 	}
 	if b.kv != nil {
+		// The capture must see every write made before it.
+		if err := b.kv.writeBack(); err != nil {
+			return nil, err
+		}
 		if err := b.kv.flush(); err != nil {
 			return nil, err
 		}

@@ -7,11 +7,17 @@ import (
 	"testing"
 )
 
-// backendKinds are the backends the model tests run against.
-var backendKinds = []string{"heap", "pebble"}
+// backendKinds are the backends the model tests run against:
+// "pebble-small-cache" is Pebble with a cache of a few entries, so that
+// entries are evicted and written back all the time.
+var backendKinds = []string{"heap", "pebble", "pebble-small-cache"}
 
-// newTestBackend returns a heap or Pebble backend; Close removes a Pebble
-// backend's directory.
+// smallCacheBytes is the cache bound of "pebble-small-cache": a few
+// entries of the model tests.
+const smallCacheBytes = 4 * cacheEntryOverhead
+
+// newTestBackend returns a heap or Pebble backend of one of backendKinds;
+// Close removes a Pebble backend's directory.
 func newTestBackend[K comparable](t interface{ Fatal(...any) }, kind string, start, end int) *KeyedBackend[K] {
 	if kind == "heap" {
 		return NewKeyedBackend[K](start, end)
@@ -23,6 +29,9 @@ func newTestBackend[K comparable](t interface{ Fatal(...any) }, kind string, sta
 	b, err := OpenPebble[K](start, end, dir, nil)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if kind == "pebble-small-cache" {
+		b.kv.cache.limit = smallCacheBytes
 	}
 	return b
 }

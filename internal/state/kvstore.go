@@ -33,6 +33,9 @@ import (
 type kvStore struct {
 	db  *pebble.DB
 	dir string
+	// cache holds recently used entries and the writes not yet in db
+	// (see kvcache.go).
+	cache kvCache
 	// key and val are scratch buffers; the backend is used from one
 	// goroutine.
 	key, val []byte
@@ -148,7 +151,7 @@ func openKV(dir string, log *slog.Logger) (*kvStore, error) {
 	if err != nil {
 		return nil, fmt.Errorf("state: open pebble at %s: %w", dir, err)
 	}
-	return &kvStore{db: db, dir: dir, bg: bg}, nil
+	return &kvStore{db: db, dir: dir, bg: bg, cache: newKVCache(defaultCacheBytes)}, nil
 }
 
 func (s *kvStore) close() error {
@@ -230,6 +233,9 @@ func (l pebbleLogger) Fatalf(format string, args ...any) {
 func (b *KeyedBackend[K]) CopyFromPebble(dir string) error {
 	if b.kv == nil {
 		return fmt.Errorf("state: copy from pebble into a heap backend")
+	}
+	if err := b.kv.invalidate(); err != nil {
+		return err
 	}
 	src, err := openPebble(dir, b.log, true, nil)
 	if err != nil {

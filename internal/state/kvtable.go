@@ -2,7 +2,6 @@ package state
 
 import (
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"iter"
 
@@ -47,15 +46,14 @@ func (t *kvTable[K, S]) key(g int, k K) []byte {
 
 func (t *kvTable[K, S]) lookup(g int, k K) (S, bool) {
 	var zero S
-	v, closer, err := t.b.kv.db.Get(t.key(g, k))
-	if errors.Is(err, pebble.ErrNotFound) {
-		return zero, false
-	}
+	v, ok, err := t.b.kv.get(t.key(g, k))
 	if err != nil {
 		t.b.record(fmt.Errorf("state: read %q: %w", t.name, err))
 		return zero, false
 	}
-	defer closer.Close()
+	if !ok {
+		return zero, false
+	}
 	s, _, err := t.sc.Decode(v)
 	if err != nil {
 		t.b.record(fmt.Errorf("state: decode %q: %w", t.name, err))
@@ -73,7 +71,7 @@ func (t *kvTable[K, S]) store(g int, k K, s S) {
 		return
 	}
 	st.val = t.sc.Append(st.val[:0], s)
-	if err := st.db.Set(t.key(g, k), st.val, pebble.NoSync); err != nil {
+	if err := st.set(t.key(g, k), st.val); err != nil {
 		t.b.record(fmt.Errorf("state: write %q: %w", t.name, err))
 	}
 }
@@ -83,14 +81,18 @@ func (t *kvTable[K, S]) remove(g int, k K) {
 		t.b.record(err)
 		return
 	}
-	if err := t.b.kv.db.Delete(t.key(g, k), pebble.NoSync); err != nil {
+	if err := t.b.kv.del(t.key(g, k)); err != nil {
 		t.b.record(fmt.Errorf("state: delete %q: %w", t.name, err))
 	}
 }
 
 // scan calls fn with the key bytes and value of every entry of local key
-// group g; the slices are valid only during the call.
+// group g; the slices are valid only during the call. It writes the
+// cached writes back first, so that Pebble holds them all.
 func (t *kvTable[K, S]) scan(g int, fn func(key, val []byte) error) error {
+	if err := t.b.kv.writeBack(); err != nil {
+		return err
+	}
 	prefix := statePrefix(nil, g+t.b.start, t.name)
 	return scanPrefix(t.b.kv.db, prefix, func(k, v []byte) error { return fn(k[len(prefix):], v) })
 }
@@ -128,6 +130,9 @@ func (t *kvTable[K, S]) snapshotGroup(dst []byte, g int, _ codec.Codec[K]) ([]by
 func (t *kvTable[K, S]) restoreGroup(g int, payload []byte, _ codec.Codec[K]) error {
 	n, rest, err := uvarint(payload)
 	if err != nil {
+		return err
+	}
+	if err := t.b.kv.invalidate(); err != nil {
 		return err
 	}
 	batch := t.b.kv.db.NewBatch()

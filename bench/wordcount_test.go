@@ -16,10 +16,24 @@ import (
 	"github.com/weir-engine/weir/jobs/wordcount"
 )
 
-// wordcountInput writes (once per process) a 100 MB text file of words
-// drawn from a Zipf-like vocabulary, mixed case and punctuation, so the
-// tokenizer and the per-word state both do real work.
-var wordcountInput = sync.OnceValues(func() (string, error) {
+// wordcountInput is the 100 MB input of BenchmarkWordcount100MB.
+func wordcountInput() (string, error) { return wordcountFile(100) }
+
+// wordcountFiles holds the inputs written so far, by size in MB.
+var wordcountFiles = struct {
+	sync.Mutex
+	paths map[int]string
+}{paths: map[int]string{}}
+
+// wordcountFile writes (once per process and size) a text file of mb MB of
+// words drawn from a Zipf-like vocabulary, mixed case and punctuation, so
+// the tokenizer and the per-word state both do real work.
+func wordcountFile(mb int) (string, error) {
+	wordcountFiles.Lock()
+	defer wordcountFiles.Unlock()
+	if p, ok := wordcountFiles.paths[mb]; ok {
+		return p, nil
+	}
 	dir, err := os.MkdirTemp("", "weir-bench-wordcount")
 	if err != nil {
 		return "", err
@@ -34,7 +48,7 @@ var wordcountInput = sync.OnceValues(func() (string, error) {
 	r := rand.New(rand.NewPCG(42, 42))
 	zipf := rand.NewZipf(r, 1.2, 1, 200_000)
 	written := 0
-	for written < 100<<20 {
+	for written < mb<<20 {
 		var line strings.Builder
 		for n := 5 + r.IntN(10); n > 0; n-- {
 			word := fmt.Sprintf("w%x", zipf.Uint64())
@@ -48,8 +62,12 @@ var wordcountInput = sync.OnceValues(func() (string, error) {
 		n, _ := w.WriteString(line.String())
 		written += n
 	}
-	return path, w.Flush()
-})
+	if err := w.Flush(); err != nil {
+		return "", err
+	}
+	wordcountFiles.paths[mb] = path
+	return path, nil
+}
 
 // countLoop is the hand-written single-goroutine program: read lines, split
 // them with the same tokenizer, count in a map.

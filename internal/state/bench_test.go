@@ -39,7 +39,7 @@ func BenchmarkValueState(b *testing.B) {
 				i++
 			}
 		})
-		for _, kind := range []string{"heap", "pebble"} {
+		for _, kind := range backendKinds {
 			name := "backend"
 			if kind != "heap" {
 				name = kind

@@ -3,6 +3,7 @@ package main_test
 import (
 	"context"
 	"os"
+	"slices"
 	"strconv"
 	"testing"
 	"time"
@@ -22,8 +23,9 @@ func wordcountBackendMB() int {
 
 // BenchmarkWordcountStateBackends runs the wordcount job at parallelism 2
 // on the heap backend and on Pebble, one after the other in every
-// iteration, and reports both times and their ratio (pebble-s / heap-s,
-// taken pair by pair so that a machine whose speed drifts moves both).
+// iteration, and reports the medians of both times and of their ratio
+// (pebble-s / heap-s, taken pair by pair so that a machine whose speed
+// drifts moves both).
 // Target: Pebble at most 3x the heap (Flink's RocksDB backend is typically
 // 2-5x slower than its heap backend). Both outputs are checked.
 func BenchmarkWordcountStateBackends(b *testing.B) {
@@ -53,18 +55,24 @@ func BenchmarkWordcountStateBackends(b *testing.B) {
 		b.StartTimer()
 		return took
 	}
-	var heap, pebble time.Duration
-	var ratios float64
+	var heap, pebble, ratios []float64
 	for range b.N {
-		h := run(weir.StateBackend{})
-		p := run(weir.StateBackend{Kind: weir.Pebble})
-		heap += h
-		pebble += p
-		ratios += p.Seconds() / h.Seconds()
+		h := run(weir.StateBackend{}).Seconds()
+		p := run(weir.StateBackend{Kind: weir.Pebble}).Seconds()
+		heap, pebble, ratios = append(heap, h), append(pebble, p), append(ratios, p/h)
 	}
-	n := float64(b.N)
-	b.ReportMetric(heap.Seconds()/n, "heap-s")
-	b.ReportMetric(pebble.Seconds()/n, "pebble-s")
-	b.ReportMetric(ratios/n, "pebble/heap")
+	b.ReportMetric(median(heap), "heap-s")
+	b.ReportMetric(median(pebble), "pebble-s")
+	b.ReportMetric(median(ratios), "pebble/heap")
 	b.ReportMetric(float64(mb), "input-MB")
+}
+
+// median returns the median of xs (the mean of the middle two for an even
+// count), which one slow or lucky run does not move.
+func median(xs []float64) float64 {
+	s := slices.Sorted(slices.Values(xs))
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }

@@ -34,6 +34,7 @@ func BenchmarkWordcountStateBackends(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	b.Logf("input: %s (%d MB)", path, mb)
 	want, err := countLoop(path)
 	if err != nil {
 		b.Fatal(err)

@@ -31,6 +31,8 @@ type Gate struct {
 	// avail receives a token when a channel becomes ready.
 	avail    chan struct{}
 	released bool
+	// onBlock, when set (by tests), runs when a sender is about to wait.
+	onBlock func()
 }
 
 // Channel is one input channel of a gate, fed by one subpartition.
@@ -162,10 +164,13 @@ func (c *Channel) recycleLocked(buf []byte) {
 		c.backlog[0] = Item{}
 		c.backlog = c.backlog[1:]
 		c.markReadyLocked()
-		select {
-		case c.wake <- struct{}{}:
-		default:
-		}
+	}
+	// Either a backlog slot or a credit is free now: wake a blocked
+	// sender. (Without a backlog, a sender blocks with the backlog empty,
+	// so a returned credit must wake it too.)
+	select {
+	case c.wake <- struct{}{}:
+	default:
 	}
 }
 
@@ -192,6 +197,9 @@ func (c *Channel) Send(ctx context.Context, it Item) error {
 			return nil
 		}
 		g.mu.Unlock()
+		if g.onBlock != nil {
+			g.onBlock()
+		}
 		select {
 		case <-c.wake:
 		case <-ctx.Done():

@@ -142,3 +142,35 @@ func TestRecycledBufferIsReused(t *testing.T) {
 		t.Fatal("recycled memory was not handed back to the sender")
 	}
 }
+
+// With no backlog (the least sizing), a sender blocks as soon as its one credit
+// is used, with nothing queued: the receiver's recycle must wake it.
+func TestSendWithoutBacklogResumesOnRecycle(t *testing.T) {
+	g := network.NewGate(1, 1, 0)
+	ch := g.Channel(0)
+	ctx := context.Background()
+	if err := ch.Send(ctx, item("1")); err != nil {
+		t.Fatal(err)
+	}
+	blocked := make(chan struct{}, 1)
+	network.OnBlock(g, func() {
+		select {
+		case blocked <- struct{}{}:
+		default:
+		}
+	})
+	sent := make(chan error)
+	go func() { sent <- ch.Send(ctx, network.Item{Event: network.EndOfData{}}) }()
+	<-blocked
+	it, i, ok := g.Poll()
+	if !ok || string(it.Buf) != "1" {
+		t.Fatalf("poll = %q %v", it.Buf, ok)
+	}
+	g.Recycle(i, it.Buf)
+	if err := <-sent; err != nil {
+		t.Fatal(err)
+	}
+	if it, _, ok := g.Poll(); !ok || it.Event != (network.EndOfData{}) {
+		t.Fatalf("poll = %+v %v, want EndOfData", it, ok)
+	}
+}

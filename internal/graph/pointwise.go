@@ -44,6 +44,24 @@ func ConsumersOf(p Pattern, producers, consumers, index int) []int {
 	return seq(lo, hi)
 }
 
+// NumProducers is len(ProducersOf(...)) without listing the producers of
+// ALL_TO_ALL: a producer of every one of p consumers asks for it, and
+// listing them costs p*p per producer vertex.
+func NumProducers(p Pattern, producers, consumers, index int) int {
+	if p == AllToAll {
+		return producers
+	}
+	return len(ProducersOf(p, producers, consumers, index))
+}
+
+// NumConsumers is len(ConsumersOf(...)), likewise.
+func NumConsumers(p Pattern, producers, consumers, index int) int {
+	if p == AllToAll {
+		return consumers
+	}
+	return len(ConsumersOf(p, producers, consumers, index))
+}
+
 // pointwiseRange is the range of consumers producer j feeds when there are
 // fewer producers than consumers.
 func pointwiseRange(j, producers, consumers int) (lo, hi int) {

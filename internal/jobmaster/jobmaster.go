@@ -31,6 +31,7 @@ import (
 type TaskManager interface {
 	ID() string
 	Slots() []slots.ID
+	NetworkCapacity() network.Capacity
 	Submit(d taskmanager.Deployment) error
 	Cancel(job string, generation int, id scheduler.ExecutionID)
 	TriggerCheckpoint(job string, generation int, id scheduler.ExecutionID, b network.CheckpointBarrier) bool
@@ -86,7 +87,10 @@ type Options struct {
 	// AllowNonRestored drops state of the savepoint that no operator
 	// claims.
 	AllowNonRestored bool
-	Logger           *slog.Logger
+	// Channels is the sizing the job's channels get when the network
+	// memory allows (zero: network.DefaultSizing); see sizeNetwork.
+	Channels network.Sizing
+	Logger   *slog.Logger
 }
 
 // JobMaster runs one job.
@@ -99,9 +103,11 @@ type JobMaster struct {
 	tms    map[string]TaskManager
 	placed map[scheduler.ExecutionID]string
 	free   []slots.ID
-	net    *network.Registry
-	events *queue.Queue[any]
-	log    *slog.Logger
+	// channels is the sizing of every channel of the job.
+	channels network.Sizing
+	net      *network.Registry
+	events   *queue.Queue[any]
+	log      *slog.Logger
 	// wg tracks goroutines the JobMaster or its responders start, so that
 	// Run returns only once all of them ended.
 	wg       sync.WaitGroup
@@ -153,6 +159,19 @@ func New(jobID string, jg *graph.JobGraph, tms []TaskManager, net *network.Regis
 	for _, tm := range tms {
 		jm.tms[tm.ID()] = tm
 		jm.free = append(jm.free, tm.Slots()...)
+	}
+	want := opts.Channels
+	if want == (network.Sizing{}) {
+		want = network.DefaultSizing
+	}
+	sizing, err := sizeNetwork(jg, reqs, jm.free, jm.tms, want)
+	if err != nil {
+		return nil, fmt.Errorf("jobmaster: %w", err)
+	}
+	jm.channels = sizing
+	if sizing != want {
+		jm.log.Info("network memory is short: channels have fewer buffers", "credit", sizing.Credit, "backlog", sizing.Backlog,
+			"wanted credit", want.Credit, "wanted backlog", want.Backlog)
 	}
 	return jm, nil
 }
@@ -310,7 +329,8 @@ func (jm *JobMaster) deploy(ctx context.Context, a scheduler.Deploy) {
 			init.Responder = &responder{jm: jm, ctx: ctx, vertex: jm.graph.Vertices[id.Vertex], task: taskID(id), attempt: a.Generation}
 		}
 		err := jm.tms[as.Slot.TaskManager].Submit(taskmanager.Deployment{
-			JobID: jm.jobID, Generation: a.Generation, Graph: jm.graph, ID: id, Slot: as.Slot, Report: report, Init: init,
+			JobID: jm.jobID, Generation: a.Generation, Graph: jm.graph, ID: id, Slot: as.Slot, Channels: jm.channels,
+			Report: report, Init: init,
 		})
 		if err != nil {
 			jm.events.Push(taskmanager.Report{TaskState: scheduler.TaskState{

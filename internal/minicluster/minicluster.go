@@ -24,9 +24,15 @@ type Options struct {
 	TaskManagers int
 	// Slots per TaskManager (default: enough for the job).
 	Slots int
-	// Credit and Backlog are the buffers per channel (network defaults).
+	// Credit and Backlog are the buffers per channel (network defaults)
+	// when the network memory holds them; the JobMaster gives channels
+	// fewer when it does not.
 	Credit, Backlog int
-	Task            task.Config
+	// NetworkMemory is the bytes of network buffers of each TaskManager
+	// (default network.DefaultNetworkMemory); a job that needs more fails
+	// at submission.
+	NetworkMemory int64
+	Task          task.Config
 	// Restart is the restart strategy (nil: none).
 	Restart scheduler.RestartStrategy
 	// Checkpoints, RestoreFrom and AllowNonRestored: see jobmaster.Options.
@@ -69,16 +75,24 @@ func Submit(ctx context.Context, jobID string, jg *graph.JobGraph, opts Options)
 	if opts.Backlog <= 0 {
 		opts.Backlog = network.DefaultBacklog
 	}
+	if opts.NetworkMemory <= 0 {
+		opts.NetworkMemory = network.DefaultNetworkMemory
+	}
+	bufferSize := opts.Task.BufferSize
+	if bufferSize <= 0 {
+		bufferSize = network.DefaultBufferSize
+	}
 	log := opts.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
 	opts.Task.Logger = log
-	net := network.NewRegistry(opts.Credit, opts.Backlog)
+	net := network.NewRegistry()
 	var tms []jobmaster.TaskManager
 	var owned []*taskmanager.TaskManager
 	for i := 0; i < opts.TaskManagers; i++ {
-		tm := taskmanager.New(fmt.Sprintf("tm-%d", i), opts.Slots, net, opts.Task, log)
+		pool := network.NewBufferPool(opts.NetworkMemory, bufferSize)
+		tm := taskmanager.New(fmt.Sprintf("tm-%d", i), opts.Slots, net, pool, opts.Task, log)
 		tms = append(tms, tm)
 		owned = append(owned, tm)
 	}
@@ -86,6 +100,7 @@ func Submit(ctx context.Context, jobID string, jg *graph.JobGraph, opts Options)
 	jm, err := jobmaster.New(jobID, jg, tms, net, jobmaster.Options{
 		Restart: opts.Restart, Checkpoints: opts.Checkpoints, RestoreFrom: opts.RestoreFrom,
 		AllowNonRestored: opts.AllowNonRestored, Logger: log,
+		Channels: network.Sizing{Credit: opts.Credit, Backlog: opts.Backlog},
 	})
 	if err != nil {
 		j.res = jobmaster.Result{JobID: jobID, Status: scheduler.Failed, Err: err}

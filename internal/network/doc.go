@@ -8,10 +8,49 @@
 // while it holds credit; otherwise the buffer waits in the sender's backlog,
 // and when the backlog is full the sending task blocks: that is
 // back-pressure, and it bounds the memory of every channel to
-// (credit + backlog + 1) buffers whatever the speed of the consumer. When the
+// (credit + backlog + 1) buffers whatever the speed of the consumer
+// (see "Network memory" below for how many a job gets). When the
 // receiver has consumed a buffer it recycles it, which returns one credit and
 // hands the buffer's memory back to the sender for reuse. The accounting is
 // the pure Credit type; Channel adds the locking and the wake-ups.
+//
+// Network memory. Every TaskManager has a BufferPool: its network memory
+// (DefaultNetworkMemory, or --network-memory / weir.WithNetworkMemory)
+// counted in buffers of BufferMemory(BufferSize) bytes (36 KiB for the
+// default 32 KiB payload). The buffers of a channel are split between its
+// ends, as they would be between two TaskManagers: the receiving subtask
+// holds Credit buffers per input channel, the sending subtask the buffer it
+// fills plus Backlog per subpartition. So a subtask needs
+//
+//	buffers = inputChannels*Credit + subpartitions*(1+Backlog)
+//
+// where inputChannels is, summed over its input edges, the number of
+// producer subtasks it reads (all of them for ALL_TO_ALL, one or a few for
+// POINTWISE), and subpartitions likewise the consumer subtasks it writes
+// to. A TaskManager needs the sum over the subtasks of the job's slot plan
+// that it runs (Demand). At submission the JobMaster sizes the job's
+// channels (Size): the default Sizing (credit 2, backlog 2: 5 buffers per
+// channel) when every TaskManager's pool holds it, fewer backlog and then
+// fewer credit buffers when not, down to MinSizing (credit 1, backlog 0: 2
+// buffers per channel, one at each end). A job that needs more than its
+// pool holds even at MinSizing fails at submission, before any task runs,
+// with an InsufficientError that names the TaskManager, the buffers needed
+// and the flag to change; Flink fails the same way ("Insufficient number of
+// network buffers"). An ALL_TO_ALL edge between two vertices of parallelism
+// p on one TaskManager has p*p channels, so at MinSizing it needs 2*p*p
+// buffers: the default 1 GiB holds p = 120 for wordcount, 64 GiB would be
+// needed for p = 1024. Each subtask requests its buffers from its
+// TaskManager's pool when deployed and recycles them when it ends, so the
+// sizing cannot deadlock: every channel has its buffers from the start and
+// never waits for another channel's. Flink instead lets channels share
+// floating buffers per gate; Weir's channels have exclusive buffers only,
+// which is simpler and bounds memory the same way.
+//
+// The pool counts buffers; the memory is allocated by the channels when
+// they first need it (a writer's buffer for a channel is taken when a
+// record goes to it; a watermark alone takes a small one), kept for reuse
+// while the channel lives and dropped with it. Memory therefore follows use
+// and the pool is its ceiling.
 //
 // In this process channels are local: a buffer moves from the sender's task
 // to the receiver's task without a copy. The socket transport between

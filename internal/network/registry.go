@@ -13,25 +13,23 @@ type GateKey struct {
 // Registry is the in-process network of a cluster: producers and consumers
 // find a consumer's gate by its key, whichever is deployed first.
 type Registry struct {
-	mu      sync.Mutex
-	gates   map[GateKey]*Gate
-	credit  int
-	backlog int
+	mu    sync.Mutex
+	gates map[GateKey]*Gate
 }
 
-// NewRegistry returns an empty registry whose gates use the given credit and
-// backlog per channel.
-func NewRegistry(credit, backlog int) *Registry {
-	return &Registry{gates: make(map[GateKey]*Gate), credit: credit, backlog: backlog}
+// NewRegistry returns an empty registry.
+func NewRegistry() *Registry {
+	return &Registry{gates: make(map[GateKey]*Gate)}
 }
 
-// Gate returns the gate for key, creating it with n channels.
-func (r *Registry) Gate(key GateKey, n int) *Gate {
+// Gate returns the gate for key, creating it with n channels sized by s
+// (the sizing of the job, the same for the producers and the consumer).
+func (r *Registry) Gate(key GateKey, n int, s Sizing) *Gate {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	g, ok := r.gates[key]
 	if !ok {
-		g = NewGate(n, r.credit, r.backlog)
+		g = NewGate(n, s.Credit, s.Backlog)
 		r.gates[key] = g
 	}
 	return g

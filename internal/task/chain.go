@@ -45,7 +45,7 @@ func (t *Task) buildWriters() (map[*graph.StreamEdge]network.Writer, error) {
 		consumers := graph.ConsumersOf(e.Pattern, v.Parallelism, e.Target.Parallelism, t.desc.Subtask)
 		chans := make([]*network.Channel, len(consumers))
 		for i, c := range consumers {
-			gate := t.desc.Network.Gate(t.gateKey(e.Target, c), len(gateLayout(e.Target, c)))
+			gate := t.desc.Network.Gate(t.gateKey(e.Target, c), numChannels(e.Target, c), t.desc.Channels)
 			chans[i] = gate.Channel(channelIndex(e, t.desc.Subtask, c))
 		}
 		info, err := typeOf(e.StreamEdge.Type, fmt.Sprintf("edge %v", e.StreamEdge.Source))

@@ -28,16 +28,28 @@ func gateLayout(v *graph.JobVertex, subtask int) []inputChannel {
 	return chans
 }
 
+// numChannels is len(gateLayout(v, subtask)), without the layout: every
+// producer asks it of each of its consumers.
+func numChannels(v *graph.JobVertex, subtask int) int {
+	n := 0
+	for _, e := range v.Inputs {
+		n += graph.NumProducers(e.Pattern, e.Source.Parallelism, v.Parallelism, subtask)
+	}
+	return n
+}
+
 // channelIndex is the index, in consumer's gate, of the channel that
 // producer feeds over edge e.
 func channelIndex(e *graph.JobEdge, producer, consumer int) int {
 	off := 0
 	for _, in := range e.Target.Inputs {
-		ps := graph.ProducersOf(in.Pattern, in.Source.Parallelism, e.Target.Parallelism, consumer)
 		if in == e {
-			return off + slices.Index(ps, producer)
+			if in.Pattern == graph.AllToAll {
+				return off + producer // ProducersOf lists them all, in order
+			}
+			return off + slices.Index(graph.ProducersOf(in.Pattern, in.Source.Parallelism, e.Target.Parallelism, consumer), producer)
 		}
-		off += len(ps)
+		off += graph.NumProducers(in.Pattern, in.Source.Parallelism, e.Target.Parallelism, consumer)
 	}
 	return -1
 }

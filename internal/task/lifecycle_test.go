@@ -115,7 +115,7 @@ func chainGraph(t *testing.T, j *journal, n, failA, failB int) *graph.JobGraph {
 
 func runChain(t *testing.T, jg *graph.JobGraph, ctx context.Context) error {
 	t.Helper()
-	tk := task.New(task.Descriptor{JobID: "j", Graph: jg, Vertex: jg.Vertices[0], Network: network.NewRegistry(2, 2)}, task.Config{})
+	tk := task.New(task.Descriptor{JobID: "j", Graph: jg, Vertex: jg.Vertices[0], Network: network.NewRegistry()}, task.Config{})
 	return tk.Run(ctx, nil)
 }
 

@@ -52,7 +52,7 @@ func TestStopWithSavepointIsSynchronous(t *testing.T) {
 			j := &journal{}
 			jg := chainGraph(t, j, 2, 0, 0)
 			resp := &ackJournal{j: j, acked: make(chan int64, 1)}
-			tk := task.New(task.Descriptor{JobID: "j", Graph: jg, Vertex: jg.Vertices[0], Network: network.NewRegistry(2, 2),
+			tk := task.New(task.Descriptor{JobID: "j", Graph: jg, Vertex: jg.Vertices[0], Network: network.NewRegistry(),
 				Checkpointing: true, NoFinalCheckpoint: true, Checkpoints: resp}, task.Config{})
 			// Queued before the task runs, the trigger is its first action:
 			// the savepoint is taken before the source emitted anything.

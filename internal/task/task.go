@@ -52,6 +52,9 @@ type Descriptor struct {
 	Vertex     *graph.JobVertex
 	Subtask    int
 	Network    *network.Registry
+	// Channels sizes the channels of the job (network.DefaultSizing when
+	// zero); the JobMaster picks it for the network memory it has.
+	Channels network.Sizing
 
 	// Checkpointing enables checkpoints; Checkpoints receives the task's
 	// acknowledgements (nil: discarded).
@@ -138,6 +141,9 @@ func New(desc Descriptor, cfg Config) *Task {
 	cfg.ensureDefaults()
 	if desc.Checkpoints == nil {
 		desc.Checkpoints = discardResponder{}
+	}
+	if desc.Channels == (network.Sizing{}) {
+		desc.Channels = network.DefaultSizing
 	}
 	return &Task{
 		desc: desc,
@@ -253,7 +259,7 @@ func (t *Task) setup() error {
 		}
 	} else {
 		t.layout = gateLayout(t.desc.Vertex, t.desc.Subtask)
-		t.gate = t.desc.Network.Gate(t.gateKey(t.desc.Vertex, t.desc.Subtask), len(t.layout))
+		t.gate = t.desc.Network.Gate(t.gateKey(t.desc.Vertex, t.desc.Subtask), len(t.layout), t.desc.Channels)
 		t.valve = network.NewValve(len(t.layout))
 		t.endOfData = make([]bool, len(t.layout))
 		t.endOfPartition = make([]bool, len(t.layout))

@@ -1,6 +1,9 @@
-// Package taskmanager owns a TaskManager's slots and the subtasks running in
-// them: it starts a goroutine per deployed subtask, cancels subtasks on
-// request, and reports every state change to the JobMaster that deployed it.
+// Package taskmanager owns a TaskManager's slots, its network memory and the
+// subtasks running in them: it starts a goroutine per deployed subtask,
+// cancels subtasks on request, and reports every state change to the
+// JobMaster that deployed it. A subtask takes its channels' buffers from the
+// TaskManager's network.BufferPool when it is deployed and gives them back
+// when it ends (see the network package for how many it takes).
 package taskmanager
 
 import (
@@ -26,6 +29,9 @@ type Deployment struct {
 	Graph      *graph.JobGraph
 	ID         scheduler.ExecutionID
 	Slot       slots.ID
+	// Channels is the sizing of the job's channels, which the JobMaster
+	// chose to fit every TaskManager's network memory.
+	Channels network.Sizing
 	// Report receives every state change of the subtask; it must not
 	// block.
 	Report func(Report)
@@ -72,6 +78,7 @@ type TaskManager struct {
 	id      string
 	slots   int
 	net     *network.Registry
+	buffers *network.BufferPool
 	taskCfg task.Config
 	log     *slog.Logger
 
@@ -82,12 +89,13 @@ type TaskManager struct {
 	wg sync.WaitGroup
 }
 
-// New returns a TaskManager with n slots on the given network.
-func New(id string, n int, net *network.Registry, cfg task.Config, log *slog.Logger) *TaskManager {
+// New returns a TaskManager with n slots on the given network, whose
+// subtasks draw their channels' buffers from buffers.
+func New(id string, n int, net *network.Registry, buffers *network.BufferPool, cfg task.Config, log *slog.Logger) *TaskManager {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	tm := &TaskManager{id: id, slots: n, net: net, taskCfg: cfg, log: log.With("taskmanager", id)}
+	tm := &TaskManager{id: id, slots: n, net: net, buffers: buffers, taskCfg: cfg, log: log.With("taskmanager", id)}
 	tm.mu.running = make(map[taskKey]*runningTask)
 	return tm
 }
@@ -104,16 +112,29 @@ func (tm *TaskManager) Slots() []slots.ID {
 	return ids
 }
 
-// Submit starts a subtask.
+// NetworkCapacity is the size of the TaskManager's network memory.
+func (tm *TaskManager) NetworkCapacity() network.Capacity { return tm.buffers.Capacity() }
+
+// NetworkBuffersInUse is the number of buffers its running subtasks hold.
+func (tm *TaskManager) NetworkBuffersInUse() int { return tm.buffers.InUse() }
+
+// Submit starts a subtask once it has its buffers.
 func (tm *TaskManager) Submit(d Deployment) error {
 	if d.ID.Vertex < 0 || d.ID.Vertex >= len(d.Graph.Vertices) {
 		return fmt.Errorf("taskmanager %s: unknown vertex %d", tm.id, d.ID.Vertex)
+	}
+	if d.Channels == (network.Sizing{}) {
+		d.Channels = network.DefaultSizing
+	}
+	buffers := network.SubtaskUsage(d.Graph.Vertices[d.ID.Vertex], d.ID.Subtask).Buffers(d.Channels)
+	if err := tm.buffers.Request(buffers); err != nil {
+		return fmt.Errorf("taskmanager %s: subtask %v: %w", tm.id, d.ID, err)
 	}
 	key := taskKey{d.JobID, d.Generation, d.ID}
 	ctx, cancel := context.WithCancel(context.Background())
 	t := task.New(task.Descriptor{
 		JobID: d.JobID, Generation: d.Generation, Graph: d.Graph,
-		Vertex: d.Graph.Vertices[d.ID.Vertex], Subtask: d.ID.Subtask, Network: tm.net,
+		Vertex: d.Graph.Vertices[d.ID.Vertex], Subtask: d.ID.Subtask, Network: tm.net, Channels: d.Channels,
 		Checkpointing: d.Init.Checkpointing, NoFinalCheckpoint: d.Init.NoFinalCheckpoint, Checkpoints: d.Init.Responder, Restored: d.Init.Restored,
 		LastCheckpointID: d.Init.LastCheckpointID, ChannelState: d.Init.ChannelState,
 		FinishedOnRestore: d.Init.FinishedOnRestore, RequestSplit: d.Init.RequestSplit,
@@ -122,6 +143,7 @@ func (tm *TaskManager) Submit(d Deployment) error {
 	if _, dup := tm.mu.running[key]; dup {
 		tm.mu.Unlock()
 		cancel()
+		tm.buffers.Recycle(buffers)
 		return fmt.Errorf("taskmanager %s: subtask %v already runs", tm.id, d.ID)
 	}
 	tm.mu.running[key] = &runningTask{cancel: cancel, task: t}
@@ -142,6 +164,11 @@ func (tm *TaskManager) Submit(d Deployment) error {
 		tm.mu.Lock()
 		delete(tm.mu.running, key)
 		tm.mu.Unlock()
+		// Before the report: a restart deploys the next generation only
+		// once every subtask reported its end, and it needs the buffers.
+		// Buffers a finished sender left queued for a slower receiver
+		// stay with that channel, which goes with the receiver's gate.
+		tm.buffers.Recycle(buffers)
 		switch {
 		case err == nil:
 			report(scheduler.ExecFinished, nil)

@@ -64,10 +64,7 @@ func (w *RecordWriter[T]) Collect(ts int64, v T) error {
 }
 
 func (w *RecordWriter[T]) write(i int, ts int64, v T) error {
-	b := w.bufs[i]
-	if b == nil {
-		b = w.channels[i].TakeBuffer(w.size + w.size/8)
-	}
+	b := w.buffer(i, BufferMemory(w.size))
 	if ts == op.NoTimestamp {
 		b = append(b, TagRecord)
 	} else {
@@ -85,10 +82,7 @@ func (w *RecordWriter[T]) write(i int, ts int64, v T) error {
 // EmitWatermark implements op.Output: the watermark goes to every channel.
 func (w *RecordWriter[T]) EmitWatermark(wm int64) error {
 	for i := range w.channels {
-		b := w.bufs[i]
-		if b == nil {
-			b = w.channels[i].TakeBuffer(w.size + w.size/8)
-		}
+		b := w.buffer(i, eventBufferSize)
 		b = append(b, TagWatermark)
 		w.bufs[i] = binary.LittleEndian.AppendUint64(b, uint64(wm))
 		if len(w.bufs[i]) >= w.size {
@@ -98,6 +92,27 @@ func (w *RecordWriter[T]) EmitWatermark(wm int64) error {
 		}
 	}
 	return nil
+}
+
+// eventBufferSize is the memory of a new buffer that is taken for a
+// watermark. A watermark goes to every channel, most of which may carry no
+// record for a long time (at parallelism 256 a single watermark took 2 GiB
+// of full-size buffers); a full buffer is taken only for a record.
+const eventBufferSize = 64
+
+// buffer returns the partly filled buffer of channel i, taking one when
+// there is none, with room for at least want bytes.
+func (w *RecordWriter[T]) buffer(i, want int) []byte {
+	b := w.bufs[i]
+	if b == nil {
+		b = w.channels[i].TakeBuffer(want)
+	}
+	if cap(b) < want {
+		grown := make([]byte, len(b), want)
+		copy(grown, b)
+		b = grown
+	}
+	return b
 }
 
 func (w *RecordWriter[T]) send(i int) error {

@@ -50,6 +50,11 @@ type Options struct {
 	// (default one TaskManager with as many slots as the job needs).
 	TaskManagers        int
 	SlotsPerTaskManager int
+	// NetworkMemory is the bytes of network buffers of each TaskManager
+	// (default 1 GiB, Flink's taskmanager.memory.network.max): a ceiling
+	// that buffers are allocated under as channels fill. A job whose
+	// channels need more fails at submission; see WithNetworkMemory.
+	NetworkMemory int64
 	// DisableChaining runs every operator in its own task.
 	DisableChaining bool
 	// BufferTimeout bounds how long a record waits in a partly filled
@@ -93,6 +98,13 @@ func WithMiniCluster(taskManagers, slotsPerTaskManager int) Option {
 	return func(o *Options) { o.TaskManagers, o.SlotsPerTaskManager = taskManagers, slotsPerTaskManager }
 }
 
+// WithNetworkMemory sets the network memory of each TaskManager of the
+// embedded mini-cluster. A channel between two subtasks needs at least two
+// buffers of 36 KiB, so an ALL_TO_ALL edge of parallelism p on one
+// TaskManager needs at least 2*p*p of them; a job that needs more than the
+// network memory holds fails at submission with an error that says so.
+func WithNetworkMemory(bytes int64) Option { return func(o *Options) { o.NetworkMemory = bytes } }
+
 // WithoutChaining disables operator chaining.
 func WithoutChaining() Option { return func(o *Options) { o.DisableChaining = true } }
 
@@ -122,6 +134,8 @@ func (o *Options) Validate() error {
 		return fmt.Errorf("weir: parallelism %d is greater than max parallelism %d", o.Parallelism, o.MaxParallelism)
 	case o.TaskManagers < 0 || o.SlotsPerTaskManager < 0:
 		return fmt.Errorf("weir: mini-cluster size %d x %d must be positive", o.TaskManagers, o.SlotsPerTaskManager)
+	case o.NetworkMemory < 0:
+		return fmt.Errorf("weir: network memory %d must be positive", o.NetworkMemory)
 	case o.Mode != Streaming && o.Mode != Batch:
 		return fmt.Errorf("weir: unknown runtime mode %d", o.Mode)
 	case o.JobID != "" && !isJobID(o.JobID):

@@ -57,6 +57,7 @@ func (e *Env) ExecuteAsync(ctx context.Context, name string) (*JobClient, error)
 	job := minicluster.Submit(jctx, jobID, jg, minicluster.Options{
 		TaskManagers:     e.opts.TaskManagers,
 		Slots:            e.opts.SlotsPerTaskManager,
+		NetworkMemory:    e.opts.NetworkMemory,
 		Task:             task.Config{BufferTimeout: e.opts.BufferTimeout, StateBackend: e.opts.StateBackend.config()},
 		Restart:          e.opts.Restart.strategy(cp != nil),
 		Checkpoints:      cp,

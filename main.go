@@ -159,6 +159,9 @@ func engineOptions(req cli.RunRequest) []Option {
 	if e.TaskManagers > 0 || e.Slots > 0 {
 		opts = append(opts, WithMiniCluster(e.TaskManagers, e.Slots))
 	}
+	if e.NetworkMemory > 0 {
+		opts = append(opts, WithNetworkMemory(e.NetworkMemory))
+	}
 	if e.CheckpointInterval > 0 {
 		opts = append(opts, WithCheckpointing(CheckpointConfig{Interval: e.CheckpointInterval, Dir: absLocation(e.CheckpointDir),
 			SavepointDir: absLocation(e.SavepointDir)}))

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/weir-engine/weir/internal/memsize"
 )
 
 // maxParallelism is the largest parallelism the engine accepts (its
@@ -22,6 +24,9 @@ type EngineFlags struct {
 	// TaskManagers and Slots size the embedded mini-cluster (default one
 	// TaskManager with as many slots as the job needs).
 	TaskManagers, Slots int
+	// NetworkMemory is the bytes of network buffers per TaskManager
+	// (0: the engine's default).
+	NetworkMemory int64
 	// Quiet drops the summary line of a finished job.
 	Quiet bool
 	// CheckpointInterval enables checkpoints (0: off); CheckpointDir is
@@ -96,6 +101,11 @@ var engineFlags = []engineFlag{
 	{name: "slots", arg: "N", usage: "slots per TaskManager (default: as many as the job needs)",
 		set: func(f *EngineFlags, v string) (err error) {
 			f.Slots, err = positive(v, maxParallelism)
+			return err
+		}},
+	{name: "network-memory", arg: "SIZE", usage: "network buffer memory of each TaskManager, e.g. 256MiB or 4g (default 1GiB); a job that needs more fails at submission",
+		set: func(f *EngineFlags, v string) (err error) {
+			f.NetworkMemory, err = memsize.Parse(v)
 			return err
 		}},
 	{name: "quiet", usage: "do not print the summary line of a finished job",

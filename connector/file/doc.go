@@ -44,7 +44,13 @@
 //     until a job restored from one of its checkpoints commits or discards
 //     them.
 //
-// A job restored from a savepoint takes over the pending files of the job
-// that took it; do not run two jobs restored from the same savepoint into
-// the same directory.
+// A job restored from a checkpoint or savepoint takes over the pending
+// files of the job that took it and of every job restored from the same
+// one, in whatever directory they wrote: the job that took it must have
+// ended (stopped with the savepoint, cancelled, killed) before the
+// restored one starts, and two jobs restored from one snapshot must not
+// run at the same time. A job still running when another restores its
+// snapshot loses its pending files and fails at its next commit, with an
+// error that says the file is gone. Flink's FileSink makes the same
+// assumption: a restored job resumes the old job's in-progress files.
 package file

@@ -7,6 +7,10 @@
 //	  -> JobGraph    (chains of operators become one JobVertex; edges
 //	     between vertices are POINTWISE or ALL_TO_ALL)
 //
+// An execution translates only what its sinks need: Upstream picks those
+// transformations, in the order they were created, from the sinks an Env
+// collected since its last execution.
+//
 // Everything here is pure: no goroutines, no I/O, so the translation and the
 // chaining rules are tested on values. The element types and operator
 // factories of nodes are opaque to this package (Type, Factory); the runtime's

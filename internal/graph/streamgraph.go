@@ -9,7 +9,7 @@ import (
 
 // Errors of the translation, wrapped with the offending operators.
 var (
-	ErrEmpty       = errors.New("graph: no operators: a job needs at least a source")
+	ErrEmpty       = errors.New("graph: no operators: a job needs at least a source and a sink")
 	ErrCycle       = errors.New("graph: the program has a cycle")
 	ErrParallelism = errors.New("graph: invalid parallelism")
 	ErrPartition   = errors.New("graph: invalid partitioning")

@@ -58,6 +58,9 @@ type Transformation struct {
 	// MaxAllowedParallelism is set for operators that cannot run in
 	// parallel (a source reading one iterator): 1. 0 means no limit.
 	MaxAllowedParallelism int
+	// Bounded marks a source whose input ends; batch mode needs every
+	// source of an execution to be bounded.
+	Bounded bool
 	// OutType is the element type emitted (for virtual transformations:
 	// the type of their input or, for side outputs, of the tag).
 	OutType Type

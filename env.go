@@ -158,20 +158,24 @@ func (o *Options) ensureDefaults() {
 
 // Env is a program under construction and the context it executes in. It
 // is not safe for concurrent use while the program is being built.
+//
+// An Env can run several jobs in a row, as Flink's
+// StreamExecutionEnvironment does: each execution (Execute, ExecuteAsync,
+// Collect, CollectN) runs the sinks added since the previous execution and
+// exactly the transformations they need, then forgets those sinks. Streams
+// stay usable: a sink added later on a stream of an earlier execution runs
+// that stream's upstream again, in the new job.
 type Env struct {
-	opts            Options
-	transformations []*graph.Transformation
-	nextID          int
-	err             error
-	sources         []*sourceInfo
-	// onExecute hooks run before a job starts, to reset per-run state
-	// such as collect buffers.
+	opts   Options
+	nextID int
+	err    error
+	// sinks are the sinks added since the last execution, in the order
+	// they were added; the Env holds no other transformation, the sinks
+	// reach theirs through their inputs.
+	sinks []*graph.Transformation
+	// accumulators are the counters of user functions, reset when a job
+	// starts.
 	accumulators *accumulators
-}
-
-type sourceInfo struct {
-	name    string
-	bounded bool
 }
 
 // NewEnv returns an empty program.
@@ -200,11 +204,24 @@ func (e *Env) fail(err error) {
 	}
 }
 
+// add gives t the next ID. IDs follow the order of creation over the
+// Env's life, never reused across executions, so default operator uids are
+// stable and the transformations of an execution sort into the order they
+// were created in (graph.Upstream).
 func (e *Env) add(t *graph.Transformation) *graph.Transformation {
 	e.nextID++
 	t.ID = e.nextID
-	e.transformations = append(e.transformations, t)
 	return t
+}
+
+// addSink records t, a sink, for the next execution.
+func (e *Env) addSink(t *graph.Transformation) { e.sinks = append(e.sinks, t) }
+
+// takeSinks returns the sinks of the next execution and forgets them.
+func (e *Env) takeSinks() []*graph.Transformation {
+	sinks := e.sinks
+	e.sinks = nil
+	return sinks
 }
 
 // VertexMetrics are the counters of one task vertex (a chain of operators)
@@ -238,8 +255,10 @@ type Result struct {
 // ErrJobFailed wraps the root cause of a failed job.
 var ErrJobFailed = errors.New("weir: job failed")
 
-// JobGraph translates the program and returns a text description of its
-// task vertices, one per line: for tests and for `weir run --plan`.
+// JobGraph translates what the next execution would run (the sinks added
+// since the last one and their upstream) and returns a text description of
+// its task vertices, one per line: for tests and for `weir run --plan`. It
+// does not execute anything nor forget the sinks.
 func (e *Env) JobGraph() (string, error) {
 	jg, err := e.jobGraph()
 	if err != nil {
@@ -255,18 +274,26 @@ func (e *Env) JobGraph() (string, error) {
 	return s, nil
 }
 
-func (e *Env) jobGraph() (*graph.JobGraph, error) {
+// jobGraph translates the next execution without forgetting its sinks.
+func (e *Env) jobGraph() (*graph.JobGraph, error) { return e.jobGraphOf(e.sinks) }
+
+// jobGraphOf translates sinks and the transformations they need.
+func (e *Env) jobGraphOf(sinks []*graph.Transformation) (*graph.JobGraph, error) {
 	if e.err != nil {
 		return nil, e.err
 	}
+	if len(sinks) == 0 {
+		return nil, fmt.Errorf("weir: no sink was added since the last execution: %w", graph.ErrEmpty)
+	}
+	ts := graph.Upstream(sinks)
 	if e.opts.Mode == Batch {
-		for _, s := range e.sources {
-			if !s.bounded {
-				return nil, fmt.Errorf("weir: batch mode needs bounded sources, and %q is unbounded", s.name)
+		for _, t := range ts {
+			if t.Kind == graph.KindSource && !t.Bounded {
+				return nil, fmt.Errorf("weir: batch mode needs bounded sources, and %q is unbounded", t.Name)
 			}
 		}
 	}
-	sg, err := graph.Translate(e.transformations, graph.Config{
+	sg, err := graph.Translate(ts, graph.Config{
 		Parallelism:     e.opts.Parallelism,
 		MaxParallelism:  e.opts.MaxParallelism,
 		DisableChaining: e.opts.DisableChaining,
@@ -282,9 +309,18 @@ func (e *Env) jobGraph() (*graph.JobGraph, error) {
 }
 
 // Execute runs the program on the embedded mini-cluster and waits for it to
-// end. It returns an error wrapping ErrJobFailed (and the operator's error)
-// when the job failed, and ctx's error when ctx ended first; in both cases
-// every goroutine of the job has ended when Execute returns.
+// end.
+//
+// It runs the sinks added since the previous execution of e and the
+// transformations that lead to them, nothing else, and forgets those sinks,
+// even when the job cannot start (so that a failed Collect leaves no sink
+// behind): a later execution runs only sinks added after this call, though
+// they may hang off streams of earlier ones (see Env). With no new sink it
+// returns an error wrapping graph.ErrEmpty.
+//
+// It returns an error wrapping ErrJobFailed (and the operator's error) when
+// the job failed, and ctx's error when ctx ended first; in both cases every
+// goroutine of the job has ended when Execute returns.
 func (e *Env) Execute(ctx context.Context, name string) (*Result, error) {
 	c, err := e.ExecuteAsync(ctx, name)
 	if err != nil {

@@ -37,9 +37,10 @@ type JobClient struct {
 
 // ExecuteAsync starts the program on the embedded mini-cluster and returns
 // at once. Cancelling ctx cancels the job. Call Wait to learn how it ended
-// and to release its resources.
+// and to release its resources. Like Execute it runs, and forgets, the
+// sinks added since the previous execution.
 func (e *Env) ExecuteAsync(ctx context.Context, name string) (*JobClient, error) {
-	jg, err := e.jobGraph()
+	jg, err := e.jobGraphOf(e.takeSinks())
 	if err != nil {
 		return nil, err
 	}

@@ -62,11 +62,14 @@ func AddSinkWith[T any](s DataStream[T], fn SinkFunction[T]) DataStreamSink {
 	})
 }
 
+// addSink records a sink of s for the next execution of its Env.
 func addSink[T any](s DataStream[T], name string, factory graph.Factory) DataStreamSink {
-	return DataStreamSink{derive[struct{}](s.env, &graph.Transformation{
+	k := derive[struct{}](s.env, &graph.Transformation{
 		Kind: graph.KindOperator, Name: name, Inputs: []*graph.Transformation{s.t},
 		OutType: typeinfo.New[struct{}](), Factory: factory,
-	})}
+	})
+	s.env.addSink(k.t)
+	return DataStreamSink{k}
 }
 
 type sinkOp[T any] struct {
@@ -186,7 +189,9 @@ var errCollected = errors.New("weir: collected enough elements")
 
 // Collect runs the program and returns the elements of s. The stream must
 // be bounded, or ctx must end the job. Elements arrive in the order a
-// single collecting subtask receives them.
+// single collecting subtask receives them. Collect is an execution of s's
+// Env (see Env.Execute): it also runs the other sinks added since the last
+// execution, and a later one does not run this one's again.
 func Collect[T any](ctx context.Context, s DataStream[T]) ([]T, error) {
 	return collect(ctx, s, -1)
 }
@@ -207,14 +212,14 @@ func collect[T any](ctx context.Context, s DataStream[T], limit int) ([]T, error
 		}
 		return nil, errors.New("weir: Collect on an invalid stream")
 	}
+	if limit == 0 {
+		return nil, nil // no sink: it would run in the next execution
+	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	buf := &collectBuffer[T]{limit: limit, done: func() { cancel(errCollected) }}
 	sink := addSink(s, "Collect", func(any) (any, error) { return &collectOp[T]{buf: buf}, nil })
 	sink.SetParallelism(1)
-	if limit == 0 {
-		return nil, nil
-	}
 	_, err := s.env.Execute(ctx, "collect")
 	if err != nil && !errors.Is(context.Cause(ctx), errCollected) {
 		return buf.items, err

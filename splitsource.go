@@ -76,10 +76,9 @@ type SplitReader[T, S any] interface {
 
 // addSource records a source transformation.
 func addSource[T any](env *Env, name string, bounded bool, maxParallelism int, factory graph.Factory) DataStream[T] {
-	env.sources = append(env.sources, &sourceInfo{name: name, bounded: bounded})
 	return derive[T](env, &graph.Transformation{
 		Kind: graph.KindSource, Name: name, OutType: typeinfo.New[T](), Factory: factory,
-		MaxAllowedParallelism: maxParallelism,
+		MaxAllowedParallelism: maxParallelism, Bounded: bounded,
 	})
 }
 

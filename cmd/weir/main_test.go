@@ -118,7 +118,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"run", "wordcount", "--input", sample, "--parallelism", "abc"}, "weir: run: invalid value \"abc\" for --parallelism: want an integer from 1 to 32768\n"},
 		{[]string{"run", "wordcount", "--input", sample, "--checkpoint-dir", "/tmp/x"}, "weir: run: --checkpoint-dir needs --checkpoint-interval\n"},
 		{[]string{"run", "sequence", "--keys", "2"}, "weir: sequence: --output DIR is required for the file sink\n"},
-		{[]string{"run", "sequence", "--output", "/tmp/x", "--sink", "kafka"}, "weir: sequence: --sink \"kafka\": want file or postgres\n"},
+		{[]string{"run", "sequence", "--output", "/tmp/x", "--sink", "s3"}, "weir: sequence: --sink \"s3\": want file, postgres or kafka\n"},
 	} {
 		r := runWeir(t, tt.args...)
 		if r.code != 2 || r.stderr != tt.want || r.stdout != "" {

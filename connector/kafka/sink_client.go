@@ -64,10 +64,11 @@ func (d *dialErrors) lastErr() error {
 }
 
 // explain turns a wait that ran out into an error that names the brokers,
-// the timeout and the last dial error; other errors pass unchanged.
+// the timeout and the last dial error; other errors (such as a refused
+// connection to every broker, which kgo reports at once) get the brokers.
 func (c *sinkClient) explain(err error, what string, brokers []string, timeout time.Duration) error {
 	if !errors.Is(err, context.DeadlineExceeded) {
-		return err
+		return fmt.Errorf("brokers %s: %w", strings.Join(brokers, ","), err)
 	}
 	msg := fmt.Sprintf("no answer from brokers %s within %v (the sink's timeout) to %s", strings.Join(brokers, ","), timeout, what)
 	if d := c.dials.lastErr(); d != nil {

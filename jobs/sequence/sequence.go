@@ -22,7 +22,7 @@ import (
 // Name and Description register the job.
 const (
 	Name        = "sequence"
-	Description = "--keys K --records-per-key N [--rate R] [--short-source-records M] [--fail-after N] --output DIR [--sink file|postgres --postgres-dsn DSN --postgres-table T [--postgres-txn-prefix P]]: exactly-once check"
+	Description = "--keys K --records-per-key N [--rate R] [--short-source-records M] [--fail-after N] --output DIR [--sink file|postgres --postgres-dsn DSN --postgres-table T [--postgres-txn-prefix P]] [--sink kafka --kafka-brokers HOST:PORT,... --topic T [--kafka-delivery exactly-once|at-least-once|none]]: exactly-once check"
 )
 
 // Config is the job's configuration.

@@ -40,14 +40,40 @@ type SplitSource[T, S any] struct {
 	// the splits not handed out yet. Without it splits are dealt out
 	// round-robin at the start.
 	Dynamic bool
+	// NewSourceReader, when set, creates each subtask's reader of all its
+	// splits at once (instead of Read or NewReader, which read one split
+	// after the other): for splits that never end, such as the partitions
+	// of a Kafka topic. RatePerSecond does not apply to it.
+	NewSourceReader func(ReaderContext[T]) (SourceReader[T, S], error)
+	// NewEnumerator, when set for a Dynamic source with NewSourceReader,
+	// creates the split enumerator on the JobMaster (from its snapshot when
+	// the job is restored, nil otherwise) instead of one that hands out
+	// Splits; it may find new splits while the job runs. Splits is not
+	// used then.
+	NewEnumerator func(parallelism int, restored []byte) (SplitEnumerator[S], error)
+	// RequestInterval is how long a subtask waits before it asks the
+	// enumerator again when it had no split for it now (default 1s).
+	RequestInterval time.Duration
+	// Watermarks, for a source with NewSourceReader, generates a watermark
+	// per split inside each subtask (see ReaderOutput); without it elements
+	// keep the timestamps their splits give them and no watermark is
+	// emitted but the final one of a bounded source.
+	Watermarks *WatermarkStrategy[T]
 }
 
 // FromSplits adds a split source. S must be serializable (codec rules) for
 // checkpoints.
 func FromSplits[T, S any](env *Env, src SplitSource[T, S]) DataStream[T] {
+	reader := src.NewSourceReader != nil
 	switch {
-	case src.Splits == nil || (src.Read == nil && src.NewReader == nil):
-		return invalid[T](env, errors.New("weir: FromSplits: Splits and Read or NewReader must be set"))
+	case src.Splits == nil && !(src.Dynamic && src.NewEnumerator != nil):
+		return invalid[T](env, errors.New("weir: FromSplits: Splits (or, for a Dynamic source, NewEnumerator) must be set"))
+	case src.Read == nil && src.NewReader == nil && !reader:
+		return invalid[T](env, errors.New("weir: FromSplits: Read, NewReader or NewSourceReader must be set"))
+	case !reader && (src.NewEnumerator != nil || src.Watermarks != nil):
+		return invalid[T](env, errors.New("weir: FromSplits: NewEnumerator and Watermarks need NewSourceReader"))
+	case src.Watermarks != nil && (src.Watermarks.OutOfOrderness < 0 || src.Watermarks.Interval < 0 || src.Watermarks.Idleness < 0):
+		return invalid[T](env, fmt.Errorf("weir: FromSplits: negative duration in the watermark strategy %+v", *src.Watermarks))
 	case src.RatePerSecond < 0:
 		return invalid[T](env, fmt.Errorf("weir: FromSplits: negative rate %v", src.RatePerSecond))
 	}
@@ -56,9 +82,16 @@ func FromSplits[T, S any](env *Env, src SplitSource[T, S]) DataStream[T] {
 		name = "Source"
 	}
 	s := addSource[T](env, name, !src.Unbounded, 0, func(out any) (any, error) {
+		if reader {
+			return &readerSourceOp[T, S]{src: src, out: out.(op.Output[T])}, nil
+		}
 		return &splitSourceOp[T, S]{src: src, out: out.(op.Output[T])}, nil
 	})
-	if src.Dynamic && s.ok() {
+	if src.Dynamic && reader && s.ok() {
+		s.t.Enumerator = op.EnumeratorFactory(func(p int, restored []byte) (op.Enumerator, error) {
+			return readerEnumerator(src, p, restored)
+		})
+	} else if src.Dynamic && s.ok() {
 		s.t.Enumerator = op.EnumeratorFactory(func(p int, restored []byte) (op.Enumerator, error) {
 			return newEnumerator(src, p, restored)
 		})

@@ -23,6 +23,11 @@ type WatermarkStrategy[T any] struct {
 	// (Flink's punctuated generator) instead of periodically: exact but
 	// costly, for low rates and tests.
 	PerElement bool
+	// Idleness, for the per-split watermarks of a split source
+	// (SplitSource.Watermarks), is how long a split may emit nothing
+	// before it no longer holds the watermark back (Flink's withIdleness);
+	// 0: never idle.
+	Idleness time.Duration
 }
 
 // BoundedOutOfOrderness is the strategy for elements at most maxDelay out of

@@ -2,6 +2,7 @@ package jobmaster
 
 import (
 	"fmt"
+	"io"
 
 	"github.com/weir-engine/weir/internal/checkpoint/storage"
 	"github.com/weir-engine/weir/internal/op"
@@ -26,6 +27,7 @@ type splitRequest struct {
 // startEnumerators creates the enumerators of a generation, restored from
 // md when the generation restores a checkpoint.
 func (jm *JobMaster) startEnumerators(md *storage.Metadata) error {
+	jm.closeEnumerators()
 	jm.enumerators = make(map[string]op.Enumerator)
 	restored := map[string][]byte{}
 	if md != nil {
@@ -76,4 +78,17 @@ func (jm *JobMaster) snapshotEnumerators(id int64) error {
 	}
 	jm.cp.coordinators[id] = states
 	return nil
+}
+
+// closeEnumerators closes the enumerators of the ending run that hold
+// resources (io.Closer: a client, a goroutine discovering new splits).
+func (jm *JobMaster) closeEnumerators() {
+	for uid, e := range jm.enumerators {
+		if c, ok := e.(io.Closer); ok {
+			if err := c.Close(); err != nil {
+				jm.log.Warn("close the split enumerator", "uid", uid, "err", err)
+			}
+		}
+	}
+	jm.enumerators = nil
 }

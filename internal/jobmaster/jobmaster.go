@@ -189,6 +189,7 @@ func (jm *JobMaster) Run(ctx context.Context) Result {
 			jm.cp.tick.Stop()
 		}
 		cancelIO()
+		jm.closeEnumerators()
 		jm.wg.Wait()
 		if jm.cp != nil {
 			jm.dropUnfinishedShared()

@@ -18,6 +18,11 @@ type Enumerator interface {
 	Snapshot() ([]byte, error)
 }
 
+// An Enumerator that holds resources (a client, a goroutine that discovers
+// new splits) implements io.Closer: the JobMaster closes it when its run
+// ends (a restart creates a new one from the checkpoint) and when the job
+// ends.
+
 // EnumeratorFactory creates a source's enumerator for a run at the given
 // parallelism, from a snapshot when the job is restored (nil otherwise).
 type EnumeratorFactory func(parallelism int, restored []byte) (Enumerator, error)

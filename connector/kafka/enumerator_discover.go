@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -17,9 +18,15 @@ import (
 var ErrUnknownTopic = errors.New("kafka: unknown topic")
 
 // newClient creates a Kafka client for cfg's brokers.
+//
+// franz-go refreshes its metadata at most every 5 s by default, and a
+// partition just discovered waits for a refresh to learn its leader (the
+// enumerator to list its offsets, a reader to fetch it): the refresh may
+// come as often as discovery does.
 func newClient(cfg config, opts ...kgo.Opt) (*kgo.Client, error) {
+	minAge := min(max(cfg.discovery, 100*time.Millisecond), 5*time.Second)
 	all := append([]kgo.Opt{kgo.SeedBrokers(cfg.brokers...), kgo.ClientID(cfg.clientID),
-		kgo.DialTimeout(cfg.timeout), kgo.RetryTimeout(cfg.timeout)}, opts...)
+		kgo.DialTimeout(cfg.timeout), kgo.RetryTimeout(cfg.timeout), kgo.MetadataMinAge(minAge)}, opts...)
 	cl, err := kgo.NewClient(all...)
 	if err != nil {
 		return nil, fmt.Errorf("kafka source: create a client: %w", err)

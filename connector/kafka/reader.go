@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/weir-engine/weir"
@@ -55,7 +56,11 @@ func newReader[T any](cfg config, deserialize func(*Record) (T, error), skipBad 
 	}
 	// Transaction markers are kept so that a split's offset moves past
 	// them: a bounded split whose last offset is a marker must end.
-	cl, err := newClient(cfg, kgo.FetchIsolationLevel(iso), kgo.KeepControlRecords())
+	// A fetch waits for data at most 500 ms, as the Java client's
+	// fetch.max.wait.ms (franz-go's default is 5 s): a partition added
+	// to a broker's fetch session joins at the next fetch.
+	cl, err := newClient(cfg, kgo.FetchIsolationLevel(iso), kgo.KeepControlRecords(),
+		kgo.FetchMaxWait(500*time.Millisecond))
 	if err != nil {
 		return nil, err
 	}

@@ -83,6 +83,23 @@ func addPartitions(t *testing.T, c *kafkatest.Cluster, topic string, total int) 
 	}
 }
 
+// createTopic creates topic with partitions partitions.
+func createTopic(t *testing.T, c *kafkatest.Cluster, topic string, partitions int) {
+	t.Helper()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(c.Brokers()...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	resp, err := kadm.NewClient(cl).CreateTopic(testContext(t), int32(partitions), 1, nil, topic)
+	if err == nil {
+		err = resp.Err
+	}
+	if err != nil {
+		t.Fatalf("create topic %s: %v", topic, err)
+	}
+}
+
 // stringOptions are the options of a source of the records' values.
 func stringOptions(c *kafkatest.Cluster, topics ...string) kafka.SourceOptions[string] {
 	return kafka.SourceOptions[string]{

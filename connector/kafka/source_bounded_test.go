@@ -22,6 +22,9 @@ func TestBoundedReadsAndEnds(t *testing.T) {
 	ts := func(i int) int64 { return 1_000_000 + int64(i)*1000 }
 	a := produce(t, c, "a", 3, 0, 30, ts)
 	b := produce(t, c, "b", 3, 0, 9, ts)
+	// Group g committed offset 5 in partition 0 of a (records a/0, a/3,
+	// ..., a/12 before it), nothing elsewhere.
+	commitOffset(t, c, "g", "a", 0, 5)
 	for _, tt := range []struct {
 		name string
 		p    int
@@ -36,6 +39,10 @@ func TestBoundedReadsAndEnds(t *testing.T) {
 		{"timestamp", 2, func(o *kafka.SourceOptions[string]) {
 			o.StartingOffsets, o.StartTimestamp = kafka.Timestamp, time.UnixMilli(ts(24))
 		}, a[24:]},
+		{"committed", 2, func(o *kafka.SourceOptions[string]) { o.StartingOffsets, o.GroupID = kafka.Committed, "g" },
+			append(slices.DeleteFunc(slices.Clone(a), func(v string) bool {
+				return slices.Contains([]string{"a/0", "a/3", "a/6", "a/9", "a/12"}, v)
+			}), b...)},
 		{"pattern", 2, func(o *kafka.SourceOptions[string]) { o.Topics, o.TopicPattern = nil, regexpMust("b|c") }, b},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

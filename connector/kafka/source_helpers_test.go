@@ -100,6 +100,25 @@ func createTopic(t *testing.T, c *kafkatest.Cluster, topic string, partitions in
 	}
 }
 
+// commitOffset commits offset for topic's partition to group.
+func commitOffset(t *testing.T, c *kafkatest.Cluster, group, topic string, partition int32, offset int64) {
+	t.Helper()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(c.Brokers()...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	var offs kadm.Offsets
+	offs.Add(kadm.Offset{Topic: topic, Partition: partition, At: offset, LeaderEpoch: -1})
+	resp, err := kadm.NewClient(cl).CommitOffsets(testContext(t), group, offs)
+	if err == nil {
+		err = resp.Error()
+	}
+	if err != nil {
+		t.Fatalf("commit offsets: %v", err)
+	}
+}
+
 // stringOptions are the options of a source of the records' values.
 func stringOptions(c *kafkatest.Cluster, topics ...string) kafka.SourceOptions[string] {
 	return kafka.SourceOptions[string]{

@@ -1,6 +1,7 @@
 package wordcount
 
 import (
+	"errors"
 	"flag"
 	"strings"
 
@@ -13,10 +14,26 @@ import (
 //	               list more files after it (--input a.txt b.txt)
 //	--output DIR   write the counts as files under DIR instead of printing
 //	               them
+//	--kafka-brokers HOST:PORT,...  read the lines from Kafka instead: the
+//	               values of the records of the --topic (repeat the flag or
+//	               list topics with commas)
+//	--kafka-unbounded  keep reading new records (the counts come only when
+//	               the job is stopped with --drain); by default the job
+//	               reads what the topics held at its start and ends
 func Build(env *weir.Env, args []string) error {
 	fs := flag.NewFlagSet(Name, flag.ContinueOnError)
 	var inputs []string
 	var output string
+	var k KafkaInput
+	fs.Func("kafka-brokers", "read from the Kafka brokers `HOST:PORT,...` instead of files", func(v string) error {
+		k.Brokers = append(k.Brokers, splitList(v)...)
+		return nil
+	})
+	fs.Func("topic", "the Kafka `TOPIC` to read (with --kafka-brokers; repeat the flag or list topics with commas)", func(v string) error {
+		k.Topics = append(k.Topics, splitList(v)...)
+		return nil
+	})
+	fs.BoolVar(&k.Unbounded, "kafka-unbounded", false, "keep reading new Kafka records instead of ending at those the topics held at the start")
 	fs.Func("input", "a text `FILE` or directory to count (repeat the flag, or list more files after it)", func(v string) error {
 		inputs = append(inputs, v)
 		return nil
@@ -38,6 +55,12 @@ func Build(env *weir.Env, args []string) error {
 			inputs = append(inputs, rest[0])
 			rest = rest[1:]
 		}
+	}
+	if len(k.Brokers) > 0 || len(k.Topics) > 0 {
+		if len(inputs) > 0 {
+			return errors.New("give --input or --kafka-brokers with --topic, not both")
+		}
+		return WordcountKafka(env, k, output)
 	}
 	return Wordcount(env, inputs, output)
 }

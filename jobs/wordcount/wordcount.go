@@ -29,7 +29,7 @@ import (
 const Name = "wordcount"
 
 // Description is the job's line in `weir jobs`.
-const Description = "count the words of text files: --input FILE... [--output DIR]"
+const Description = "count the words of text files or Kafka topics: --input FILE... | --kafka-brokers B --topic T [--kafka-unbounded]; [--output DIR]"
 
 // WordCount is a word and the number of times it occurred.
 type WordCount struct {
@@ -62,12 +62,16 @@ func Wordcount(env *weir.Env, inputs []string, output string) error {
 		}
 	}
 	warnInputs(env.Options().Logger, inputs)
+	return writeCounts(env, Counts(weir.ReadTextFile(env, inputs...).Name("read")), output)
+}
+
+// writeCounts prints counts, or writes them under the directory output.
+func writeCounts(env *weir.Env, counts weir.DataStream[WordCount], output string) error {
 	if output != "" {
 		if fi, err := os.Stat(output); err == nil && !fi.IsDir() {
 			return fmt.Errorf("output %s: exists and is not a directory", output)
 		}
 	}
-	counts := Counts(weir.ReadTextFile(env, inputs...).Name("read"))
 	if output == "" {
 		weir.Print(counts).Name("print").SetParallelism(1)
 	} else {

@@ -25,9 +25,12 @@ type kafkaCountSink struct {
 	sum *weir.Counter
 }
 
-func (c *kafkaCountSink) Open(rc *weir.RuntimeContext) error { c.sum = rc.Counter("received"); return nil }
-func (c *kafkaCountSink) Invoke([]byte) error                { c.n++; return nil }
-func (c *kafkaCountSink) Finish() error                      { c.sum.Add(c.n); return nil }
+func (c *kafkaCountSink) Open(rc *weir.RuntimeContext) error {
+	c.sum = rc.Counter("received")
+	return nil
+}
+func (c *kafkaCountSink) Invoke([]byte) error { c.n++; return nil }
+func (c *kafkaCountSink) Finish() error       { c.sum.Add(c.n); return nil }
 
 // BenchmarkKafkaSource: records/s read from a kfake cluster over TCP on
 // loopback (kafkaRecords records of 100 bytes in 4 partitions), by

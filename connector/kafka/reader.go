@@ -40,7 +40,7 @@ type reader[T any] struct {
 	cancel  context.CancelFunc
 	done    chan struct{}
 
-	commits *committer
+	commits *offsetCommitter
 }
 
 // partition is a split being read.
@@ -73,7 +73,7 @@ func newReader[T any](cfg config, deserialize func(*Record) (T, error), skipBad 
 		parts: map[topicPartition]*partition[T]{}, fetched: make(chan kgo.Fetches, 1),
 		notify: make(chan struct{}, 1), cancel: cancel, done: make(chan struct{})}
 	if cfg.group != "" {
-		r.commits = newCommitter(cfg, cl, log)
+		r.commits = newOffsetCommitter(cfg, cl, log)
 	}
 	go r.fetch(fctx)
 	return r, nil

@@ -8,11 +8,11 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
-// committer commits the offsets of completed checkpoints to the consumer
+// offsetCommitter commits the offsets of completed checkpoints to the consumer
 // group, as Flink's KafkaSourceReader does: for monitoring only, so a
 // commit runs on a goroutine of its own, only the newest waiting commit is
 // kept, and a failure is logged.
-type committer struct {
+type offsetCommitter struct {
 	cfg config
 	adm *kadm.Client
 	log *slog.Logger
@@ -28,14 +28,14 @@ type pendingCommit struct {
 	offsets kadm.Offsets
 }
 
-func newCommitter(cfg config, cl *kgo.Client, log *slog.Logger) *committer {
-	c := &committer{cfg: cfg, adm: kadm.NewClient(cl), log: log, next: make(chan kadm.Offsets, 1), done: make(chan struct{})}
+func newOffsetCommitter(cfg config, cl *kgo.Client, log *slog.Logger) *offsetCommitter {
+	c := &offsetCommitter{cfg: cfg, adm: kadm.NewClient(cl), log: log, next: make(chan kadm.Offsets, 1), done: make(chan struct{})}
 	go c.run()
 	return c
 }
 
 // snapshot keeps the offsets of checkpoint id.
-func (c *committer) snapshot(id int64, splits []split) {
+func (c *offsetCommitter) snapshot(id int64, splits []split) {
 	offs := kadm.Offsets{}
 	for _, s := range splits {
 		offs.Add(kadm.Offset{Topic: s.Topic, Partition: s.Partition, At: s.Offset, LeaderEpoch: -1})
@@ -45,7 +45,7 @@ func (c *committer) snapshot(id int64, splits []split) {
 
 // complete commits the offsets of checkpoint id, and forgets those of
 // older ones (a completed checkpoint subsumes them).
-func (c *committer) complete(id int64) {
+func (c *offsetCommitter) complete(id int64) {
 	var offs kadm.Offsets
 	i := 0
 	for ; i < len(c.pending) && c.pending[i].id <= id; i++ {
@@ -70,7 +70,7 @@ func (c *committer) complete(id int64) {
 	}
 }
 
-func (c *committer) run() {
+func (c *offsetCommitter) run() {
 	defer close(c.done)
 	for offs := range c.next {
 		ctx, cancel := context.WithTimeout(context.Background(), c.cfg.timeout)
@@ -86,7 +86,7 @@ func (c *committer) run() {
 }
 
 // close stops the committer once a commit in flight ended.
-func (c *committer) close() {
+func (c *offsetCommitter) close() {
 	close(c.next)
 	<-c.done
 }

@@ -77,6 +77,12 @@ type Options struct {
 	// it starts, e.g. to write beside its checkpoints. Never give two runs
 	// the same id: connectors name files and transactions after it.
 	JobID string
+	// Lineage names the chain of runs the job continues (see
+	// SinkContext.Lineage): the id of the first. Empty (the default) means
+	// the job's own id, or the lineage of the snapshot it restores. Set it
+	// to go on after a run that died before its first checkpoint, so that
+	// sinks clean up what that run left: weir run does.
+	Lineage string
 	// Stdout is where Print writes (default os.Stdout).
 	Stdout io.Writer
 }
@@ -116,6 +122,9 @@ func WithLogger(l *slog.Logger) Option { return func(o *Options) { o.Logger = l 
 
 // WithJobID sets the job's id (see Options.JobID).
 func WithJobID(id string) Option { return func(o *Options) { o.JobID = id } }
+
+// WithLineage sets the lineage the job continues (see Options.Lineage).
+func WithLineage(id string) Option { return func(o *Options) { o.Lineage = id } }
 
 // WithStdout sets where Print writes.
 func WithStdout(w io.Writer) Option { return func(o *Options) { o.Stdout = w } }

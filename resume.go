@@ -1,6 +1,7 @@
 package weir
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -69,6 +70,10 @@ type runRecord struct {
 	Error string `json:"error,omitempty"`
 	// ResumedFrom is the checkpoint the run started from, if it resumed.
 	ResumedFrom string `json:"resumedFrom,omitempty"`
+	// Lineage is the run's Options.Lineage: the first run of the chain of
+	// unfinished runs it continues (absent in older records: the run's
+	// own id).
+	Lineage string `json:"lineage,omitempty"`
 }
 
 // Run states in a run record: the JobClient's, as Flink names them.
@@ -106,6 +111,7 @@ func prepareRun(ctx context.Context, env *Env, name string, e cli.EngineFlags, s
 		return nil, fmt.Errorf("checkpoint storage: %w", err)
 	}
 	t := &runTracker{st: st, rec: runRecord{Job: name, Fingerprint: jg.Fingerprint(), State: runRunning}}
+	var prev resumePoint
 	if e.FromSavepoint == "" && !e.Fresh {
 		var uids []string
 		for _, v := range jg.Vertices {
@@ -113,7 +119,7 @@ func prepareRun(ctx context.Context, env *Env, name string, e cli.EngineFlags, s
 				uids = append(uids, n.UID)
 			}
 		}
-		prev, err := findResumePoint(ctx, st, name, uids, e.AllowNonRestored)
+		prev, err = findResumePoint(ctx, st, name, uids, e.AllowNonRestored)
 		if err != nil {
 			st.Close()
 			return nil, err
@@ -129,6 +135,11 @@ func prepareRun(ctx context.Context, env *Env, name string, e cli.EngineFlags, s
 	}
 	t.jobID = NewJobID()
 	env.opts.JobID = t.jobID
+	// A run that goes on after an unfinished one is of its lineage, also
+	// when that run took no checkpoint: its sinks then clean up what it
+	// left.
+	t.rec.Lineage = cmp.Or(env.opts.Lineage, prev.lineage, t.jobID)
+	env.opts.Lineage = t.rec.Lineage
 	t.rec.ResumedFrom = t.resumed
 	t.rec.Started = time.Now().UTC()
 	if err := t.write(ctx); err != nil {
@@ -143,6 +154,8 @@ func prepareRun(ctx context.Context, env *Env, name string, e cli.EngineFlags, s
 type resumePoint struct {
 	location string
 	note     string
+	// lineage is the lineage of the unfinished run the job goes on after.
+	lineage string
 }
 
 // findResumePoint looks for the checkpoint to resume job name from (see
@@ -175,6 +188,7 @@ func findResumePoint(ctx context.Context, st *storage.Storage, name string, uids
 	case last.State == runFinished:
 		return resumePoint{note: fmt.Sprintf("starting job %s from scratch: its last run (%s) finished", name, st.JobLocation(lastID))}, nil
 	}
+	lineage := cmp.Or(last.Lineage, lastID)
 	md, loc, err := st.LatestCompleted(ctx, lastID)
 	switch {
 	case errors.Is(err, storage.ErrNoCheckpoint) && last.ResumedFrom != "":
@@ -187,7 +201,7 @@ func findResumePoint(ctx context.Context, st *storage.Storage, name string, uids
 		}
 	case errors.Is(err, storage.ErrNoCheckpoint):
 		// The run completed no checkpoint, so its sinks committed nothing.
-		return resumePoint{note: fmt.Sprintf("starting job %s from scratch: its unfinished run (%s) completed no checkpoint", name, st.JobLocation(lastID))}, nil
+		return resumePoint{lineage: lineage, note: fmt.Sprintf("starting job %s from scratch: its unfinished run (%s) completed no checkpoint", name, st.JobLocation(lastID))}, nil
 	case err != nil:
 		return resumePoint{}, fmt.Errorf("resume job %s from its unfinished run: %w (--fresh starts over)", name, err)
 	}
@@ -201,7 +215,7 @@ func findResumePoint(ctx context.Context, st *storage.Storage, name string, uids
 		return resumePoint{}, cli.Usage(fmt.Errorf("resume job %s from %s: it holds state of operators %s that this program does not have: "+
 			"--allow-non-restored-state (-n) drops it, --fresh starts over", name, loc, strings.Join(unknown, ", ")))
 	}
-	return resumePoint{location: loc}, nil
+	return resumePoint{location: loc, lineage: lineage}, nil
 }
 
 // readRunRecord reads the run record of job id.

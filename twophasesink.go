@@ -1,6 +1,7 @@
 package weir
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -21,7 +22,10 @@ func SinkTo[T, C any](s DataStream[T], sink Sink[T, C]) DataStreamSink {
 	if _, err := codec.For[C](); err != nil {
 		return DataStreamSink{invalid[struct{}](s.env, fmt.Errorf("weir: SinkTo: committables must be serializable: %w", err))}
 	}
-	return addSink(s, "Sink", func(any) (any, error) { return &twoPhaseSinkOp[T, C]{sink: sink}, nil })
+	env := s.env
+	return addSink(s, "Sink", func(any) (any, error) {
+		return &twoPhaseSinkOp[T, C]{sink: sink, lineageOf: func() string { return env.opts.Lineage }}, nil
+	})
 }
 
 // committablesState names the operator list state of pending committables;
@@ -66,8 +70,10 @@ type twoPhaseSinkOp[T, C any] struct {
 	finished bool
 	finalID  int64
 	ended    bool
-	// lineage is SinkContext.Lineage, kept in every checkpoint.
-	lineage string
+	// lineage is SinkContext.Lineage, kept in every checkpoint; lineageOf
+	// returns the Env's Options.Lineage.
+	lineage   string
+	lineageOf func() string
 }
 
 func (k *twoPhaseSinkOp[T, C]) Open(ctx *op.Context) error {
@@ -79,11 +85,11 @@ func (k *twoPhaseSinkOp[T, C]) Open(ctx *op.Context) error {
 	}
 	k.codec = c
 	info := SinkContext{JobID: ctx.JobID, OperatorUID: ctx.UID, SubtaskIndex: ctx.SubtaskIndex, Parallelism: ctx.Parallelism,
-		AttemptNumber: ctx.Attempt, Logger: ctx.Logger, Lineage: ctx.JobID}
+		AttemptNumber: ctx.Attempt, Logger: ctx.Logger, Lineage: cmp.Or(k.lineageOf(), ctx.JobID)}
 	if ctx.Restored != nil {
 		info.RestoredFromID = ctx.Restored.CheckpointID
 		info.RestoredWriterStates = ctx.Restored.List(writerState)
-		info.Lineage = ""
+		info.Lineage = k.lineageOf()
 		if l := ctx.Restored.List(lineageState); len(l) > 0 {
 			info.Lineage = string(l[0])
 		}

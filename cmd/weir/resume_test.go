@@ -8,6 +8,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/weir-engine/weir/jobs/sequence"
 )
@@ -125,4 +126,42 @@ func verifyFiles(t *testing.T, cfg sequence.Config, out string) {
 			t.Errorf("hidden file left after the last run finished: %s", e.Name())
 		}
 	}
+}
+
+// A run killed before its first checkpoint committed nothing, so the same
+// command starts over; the rerun goes on in its lineage and, when it
+// finishes, removes the pending files the killed run left.
+func TestRerunCleansUpARunKilledBeforeItsFirstCheckpoint(t *testing.T) {
+	cfg := sequence.Config{Keys: 4, RecordsPerKey: 500, Rate: 4000}
+	out, cps := t.TempDir(), t.TempDir()
+	cmd := seqCommand(cfg, cps, "--output", out)
+	for i, a := range cmd {
+		if a == "--checkpoint-interval" {
+			cmd[i+1] = "1h" // only the final checkpoint
+		}
+	}
+	p := startWeir(t, cmd...)
+	for hidden := false; !hidden; {
+		es, err := os.ReadDir(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range es {
+			hidden = hidden || strings.HasPrefix(e.Name(), ".part-")
+		}
+		select {
+		case <-p.done:
+			t.Fatal("the run ended before it opened a part file")
+		case <-time.After(2 * time.Millisecond):
+		}
+	}
+	if err := p.cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	p.wait()
+	r := runWeir(t, cmd...)
+	if r.code != 0 || !strings.Contains(r.stderr, "completed no checkpoint") {
+		t.Fatalf("rerun: exit %d; stderr:\n%s", r.code, r.stderr)
+	}
+	verifyFiles(t, cfg, out)
 }

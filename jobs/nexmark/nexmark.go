@@ -7,6 +7,17 @@
 //
 //	qN: E events in D (X events/s), R results
 //
+// The events can go through Kafka instead:
+//
+//	weir run nexmark --produce-to kafka --kafka-brokers B --topic T --events E [--rate R] [--seed S] [--partitions N]
+//	weir run nexmark --source kafka --kafka-brokers B --topic T --query qN
+//
+// The first writes the generated events to topic T (created with N
+// partitions, default 4, unless it exists), JSON-encoded, and ends; the
+// second reads the topic, bounded (up to the offsets that are the latest
+// when it starts), and runs the query; E is then the number of records in
+// the topic when the job was built.
+//
 // A job builder cannot run code after Execute, so the line comes from the
 // job itself: the query's results go to a counting sink of parallelism 1,
 // which notes the wall clock when it opens, counts the results (also in the
@@ -18,8 +29,6 @@
 package nexmark
 
 import (
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"sort"
@@ -33,7 +42,8 @@ import (
 // Name and Description register the job.
 const (
 	Name        = "nexmark"
-	Description = "--query qN --events E [--rate R] [--seed S]: a Nexmark query; prints events/s"
+	Description = "--query qN --events E [--rate R] [--seed S] [--source kafka --kafka-brokers B --topic T]: a Nexmark query; prints events/s; " +
+		"--produce-to kafka --kafka-brokers B --topic T --events E: writes the events to Kafka"
 )
 
 // ResultsCounter is the job-wide counter of the query's results.
@@ -64,34 +74,39 @@ func Queries() []string {
 
 // Job is the builder for weir.RegisterJob.
 func Job(env *weir.Env, args []string) error {
-	fs := flag.NewFlagSet(Name, flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	query := fs.String("query", "", "the query to run: "+fmt.Sprint(Queries()))
-	events := fs.Int64("events", 0, "the number of events to generate")
-	rate := fs.Float64("rate", 0, "limit the source to this many events/s in all (0: no limit)")
-	seed := fs.Uint64("seed", 0, "the generator's seed")
-	if err := fs.Parse(args); err != nil {
+	var f flags
+	if err := f.parse(args); err != nil {
 		return err
-	}
-	build, ok := builders[*query]
-	switch {
-	case fs.NArg() > 0:
-		return fmt.Errorf("unexpected arguments %q", fs.Args())
-	case !ok:
-		return fmt.Errorf("--query %q: want one of %v", *query, Queries())
-	case *events < 1:
-		return errors.New("--events must be at least 1")
-	case *rate < 0:
-		return errors.New("--rate must not be negative")
 	}
 	cfg := benchnexmark.DefaultConfig()
-	cfg.NumEvents, cfg.Seed = *events, *seed
-	if err := cfg.Validate(); err != nil {
-		return err
+	cfg.NumEvents, cfg.Seed = f.events, f.seed
+	if f.produceTo != "" {
+		if err := cfg.Validate(); err != nil {
+			return err
+		}
+		if err := ensureTopic(f.brokers, f.topic, f.partitions); err != nil {
+			return err
+		}
+		return ProduceToKafka(env, cfg, f.rate, f.brokers, f.topic)
 	}
-	src := queries.Source(env, cfg, queries.SourceOptions{Rate: *rate})
-	build(src, &report{Query: *query, Events: *events, Out: env.Options().Stdout})
-	return nil
+	var src weir.DataStream[benchnexmark.Event]
+	if f.source == "kafka" {
+		n, err := topicRecords(f.brokers, f.topic)
+		if err != nil {
+			return err
+		}
+		cfg.NumEvents = n
+		if src, err = KafkaSource(env, cfg, f.brokers, f.topic); err != nil {
+			return err
+		}
+	} else {
+		if err := cfg.Validate(); err != nil {
+			return err
+		}
+		src = queries.Source(env, cfg, queries.SourceOptions{Rate: f.rate})
+	}
+	builders[f.query](src, &report{Query: f.query, Events: cfg.NumEvents, Out: env.Options().Stdout})
+	return env.Err()
 }
 
 // report is the counting sink's configuration and, per subtask, its count.

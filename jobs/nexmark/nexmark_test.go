@@ -86,6 +86,16 @@ func TestJobRejectsBadFlags(t *testing.T) {
 		{"--query", "q1", "--events", "10", "--rate", "-1"},
 		{"--query", "q1", "--events", "10", "extra"},
 		{"--nope"},
+		{"--source", "file", "--query", "q1", "--events", "10"},
+		{"--source", "kafka", "--query", "q1"},
+		{"--source", "kafka", "--kafka-brokers", "127.0.0.1:1", "--topic", "t", "--query", "q1", "--events", "10"},
+		{"--source", "kafka", "--kafka-brokers", "127.0.0.1:1", "--topic", "t", "--query", "q6"},
+		{"--query", "q1", "--events", "10", "--topic", "t"},
+		{"--produce-to", "kafka", "--events", "10"},
+		{"--produce-to", "s3", "--kafka-brokers", "127.0.0.1:1", "--topic", "t", "--events", "10"},
+		{"--produce-to", "kafka", "--kafka-brokers", "127.0.0.1:1", "--topic", "t", "--events", "10", "--query", "q1"},
+		{"--produce-to", "kafka", "--kafka-brokers", "127.0.0.1:1", "--topic", "t"},
+		{"--produce-to", "kafka", "--kafka-brokers", "127.0.0.1:1", "--topic", "t", "--events", "10", "--partitions", "0"},
 	} {
 		t.Run(fmt.Sprint(args), func(t *testing.T) {
 			if err := nexmark.Job(weir.NewEnv(), args); err == nil {

@@ -28,7 +28,15 @@ func newSinkClient[T any](o *SinkOptions[T], extra ...kgo.Opt) (*sinkClient, err
 	opts := []kgo.Opt{
 		kgo.SeedBrokers(o.Brokers...),
 		kgo.DialTimeout(min(o.Timeout, 10*time.Second)),
-		kgo.RecordDeliveryTimeout(o.Timeout),
+		// Not kgo.RecordDeliveryTimeout: it counts from each record's
+		// timestamp, which a serializer may set to an event time long
+		// past, and every such record would time out at once. A request
+		// that gets no answer times out instead, and a record fails after
+		// some retries, so that a producer waiting for room in its buffer
+		// is not stuck behind brokers that stopped answering; a flush
+		// waits at most Timeout.
+		kgo.ProduceRequestTimeout(o.Timeout),
+		kgo.RecordRetries(10),
 		kgo.WithHooks(dials),
 		kgo.DisableClientMetrics(),
 	}

@@ -6,8 +6,10 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kgo"
 	weir "github.com/weir-engine/weir"
 )
 
@@ -206,6 +208,31 @@ func TestWithoutTransactions(t *testing.T) {
 			}
 			if got := openTxns(t, c); len(got) != 0 {
 				t.Fatalf("open transactions: %q", got)
+			}
+		})
+	}
+}
+
+// A serializer that sets event-time timestamps, however old, writes its
+// records: the delivery timeout must not count from a record's timestamp
+// (franz-go's RecordDeliveryTimeout does).
+func TestOldRecordTimestamps(t *testing.T) {
+	for _, g := range []DeliveryGuarantee{ExactlyOnce, AtLeastOnce} {
+		t.Run(string(g), func(t *testing.T) {
+			c := startCluster(t, kfake.SeedTopics(1, "t"))
+			o := stringOptions(c, "t", "old")
+			o.DeliveryGuarantee = g
+			o.Serializer = func(s string) (*kgo.Record, error) {
+				return &kgo.Record{Value: []byte(s), Timestamp: time.UnixMilli(1_000)}, nil
+			}
+			s := mustSink(t, o)
+			w := newWriter(t, s, sinkInfo(0, 1, 0))
+			cs := write(t, w, 1, "a", "b")
+			if err := newCommitter(t, s).Commit(testCtx(t), cs); err != nil {
+				t.Fatal(err)
+			}
+			if got := readSorted(t, c, "t", true); !slices.Equal(got, []string{"a", "b"}) {
+				t.Fatalf("read_committed sees %q", got)
 			}
 		})
 	}

@@ -1,7 +1,7 @@
 // Package network owns the data plane between tasks: result subpartitions,
 // input channels and gates, credit-based flow control, the in-band events
-// (EndOfData, EndOfPartition; checkpoint barriers later) and the framing of
-// records and watermarks inside buffers.
+// (EndOfData, EndOfPartition, checkpoint barriers) and the framing of
+// records, watermarks and watermark statuses inside buffers.
 //
 // Flow control is Flink's credit-based scheme. A receiving channel has a
 // fixed number of buffers (its credit). The sender hands a buffer over only
@@ -62,6 +62,17 @@
 //	0x01 record        codec encoding of the value
 //	0x02 record+ts     8-byte little-endian event timestamp, then the value
 //	0x03 watermark     8-byte little-endian watermark
+//	0x04 wm status     1 byte: 0x01 idle, 0x00 active
+//
+// A watermark status (Flink's WatermarkStatus) says that the sender has
+// nothing to say about event time for now (idle: its source's splits are
+// all quiet, or all its own inputs are idle) or that it has again
+// (active). The receiver's Valve then leaves the channel out of its
+// minimum, and takes it back only once its watermark caught up, so a quiet
+// subtask does not hold back event time downstream. A writer announces
+// each change once, and announces active before it sends a watermark
+// after idle; statuses, like watermarks, travel in data buffers so that
+// they keep their order with the records.
 //
 // Records never span buffers. Events travel as their own items, never inside
 // a data buffer.

@@ -11,8 +11,9 @@ import (
 // Reader decodes data buffers into typed records for one operator input.
 type Reader interface {
 	// Deliver decodes every element of buf: records go to the input,
-	// watermarks to onWatermark. It returns the number of records.
-	Deliver(buf []byte, onWatermark func(wm int64) error) (int, error)
+	// watermarks to onWatermark, watermark statuses to onStatus (idle or
+	// active). It returns the number of records.
+	Deliver(buf []byte, onWatermark func(wm int64) error, onStatus func(idle bool) error) (int, error)
 }
 
 // RecordReader is the typed Reader of an op.Input[T].
@@ -27,7 +28,7 @@ func NewRecordReader[T any](c codec.Codec[T], in op.Input[T]) *RecordReader[T] {
 }
 
 // Deliver implements Reader.
-func (r *RecordReader[T]) Deliver(buf []byte, onWatermark func(wm int64) error) (int, error) {
+func (r *RecordReader[T]) Deliver(buf []byte, onWatermark func(wm int64) error, onStatus func(idle bool) error) (int, error) {
 	n := 0
 	for len(buf) > 0 {
 		tag := buf[0]
@@ -58,6 +59,18 @@ func (r *RecordReader[T]) Deliver(buf []byte, onWatermark func(wm int64) error) 
 			wm := int64(binary.LittleEndian.Uint64(buf))
 			buf = buf[8:]
 			if err := onWatermark(wm); err != nil {
+				return n, err
+			}
+		case TagWatermarkStatus:
+			if len(buf) < 1 {
+				return n, fmt.Errorf("network: truncated watermark status")
+			}
+			status := buf[0]
+			buf = buf[1:]
+			if status != StatusIdle && status != StatusActive {
+				return n, fmt.Errorf("network: unknown watermark status 0x%02x", status)
+			}
+			if err := onStatus(status == StatusIdle); err != nil {
 				return n, err
 			}
 		default:

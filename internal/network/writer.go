@@ -24,6 +24,10 @@ type Writer interface {
 	BroadcastEvent(e Event) error
 	// RecordsOut is the number of records written so far.
 	RecordsOut() int64
+	// EmitWatermarkStatus announces to every channel that the writer's
+	// output is idle (true) or active again (false); a status equal to
+	// the one announced last is not sent.
+	EmitWatermarkStatus(idle bool) error
 }
 
 // RecordWriter serializes records and watermarks into one buffer per channel
@@ -37,6 +41,8 @@ type RecordWriter[T any] struct {
 	selector Selector[T]
 	size     int
 	records  int64
+	// idle is the watermark status announced last.
+	idle bool
 }
 
 // NewRecordWriter returns a writer over the given channels (one per
@@ -80,11 +86,36 @@ func (w *RecordWriter[T]) write(i int, ts int64, v T) error {
 }
 
 // EmitWatermark implements op.Output: the watermark goes to every channel.
+// A writer that announced IDLE announces ACTIVE first: a watermark means
+// the output is active (a source that ends while idle still sends its
+// MaxWatermark, which must count downstream).
 func (w *RecordWriter[T]) EmitWatermark(wm int64) error {
+	if err := w.EmitWatermarkStatus(false); err != nil {
+		return err
+	}
+	return w.broadcastElement(func(b []byte) []byte {
+		return binary.LittleEndian.AppendUint64(append(b, TagWatermark), uint64(wm))
+	})
+}
+
+// EmitWatermarkStatus implements Writer.
+func (w *RecordWriter[T]) EmitWatermarkStatus(idle bool) error {
+	if idle == w.idle {
+		return nil
+	}
+	w.idle = idle
+	status := StatusActive
+	if idle {
+		status = StatusIdle
+	}
+	return w.broadcastElement(func(b []byte) []byte { return append(b, TagWatermarkStatus, status) })
+}
+
+// broadcastElement appends an element to the buffer of every channel,
+// sending those it filled.
+func (w *RecordWriter[T]) broadcastElement(appendTo func([]byte) []byte) error {
 	for i := range w.channels {
-		b := w.buffer(i, eventBufferSize)
-		b = append(b, TagWatermark)
-		w.bufs[i] = binary.LittleEndian.AppendUint64(b, uint64(wm))
+		w.bufs[i] = appendTo(w.buffer(i, eventBufferSize))
 		if len(w.bufs[i]) >= w.size {
 			if err := w.send(i); err != nil {
 				return err
@@ -95,7 +126,7 @@ func (w *RecordWriter[T]) EmitWatermark(wm int64) error {
 }
 
 // eventBufferSize is the memory of a new buffer that is taken for a
-// watermark. A watermark goes to every channel, most of which may carry no
+// watermark or a watermark status. A watermark goes to every channel, most of which may carry no
 // record for a long time (at parallelism 256 a single watermark took 2 GiB
 // of full-size buffers); a full buffer is taken only for a record.
 const eventBufferSize = 64

@@ -282,6 +282,9 @@ func (t *Task) setup() error {
 			return fmt.Errorf("task: head of source vertex %v is %T, not a source", t.desc.Vertex, t.chain[0].inst)
 		}
 		t.source = src
+		if ws, ok := src.(WatermarkStatusSource); ok {
+			ws.SetWatermarkStatus(t.emitWatermarkStatus)
+		}
 		return nil
 	}
 	return t.buildReaders()
@@ -397,9 +400,7 @@ func (t *Task) handle(it network.Item, ch int) error {
 			if err := t.barrierActions(); err != nil {
 				return err
 			}
-			if m, ok := t.valve.End(ch); ok {
-				return t.headWatermark(m)
-			}
+			return t.forwardValve(t.valve.End(ch))
 		}
 		return nil
 	default:
@@ -409,12 +410,9 @@ func (t *Task) handle(it network.Item, ch int) error {
 
 // deliver decodes a data buffer of channel ch into the head operator.
 func (t *Task) deliver(ch int, buf []byte) error {
-	n, err := t.readers[ch].Deliver(buf, func(wm int64) error {
-		if m, ok := t.valve.Input(ch, wm); ok {
-			return t.headWatermark(m)
-		}
-		return nil
-	})
+	n, err := t.readers[ch].Deliver(buf,
+		func(wm int64) error { return t.forwardValve(t.valve.Input(ch, wm)) },
+		func(idle bool) error { return t.forwardValve(t.valve.SetIdle(ch, idle)) })
 	t.recordsIn += int64(n)
 	t.Metrics.RecordsIn.Store(t.recordsIn)
 	return err

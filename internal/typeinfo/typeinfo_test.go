@@ -51,7 +51,9 @@ func drain(t *testing.T, g *network.Gate, info typeinfo.Info) []*sink {
 		if it.Event != nil {
 			continue
 		}
-		if _, err := readers[ch].Deliver(it.Buf, func(wm int64) error { sinks[ch].wms = append(sinks[ch].wms, wm); return nil }); err != nil {
+		onWatermark := func(wm int64) error { sinks[ch].wms = append(sinks[ch].wms, wm); return nil }
+		onStatus := func(bool) error { t.Error("unexpected watermark status"); return nil }
+		if _, err := readers[ch].Deliver(it.Buf, onWatermark, onStatus); err != nil {
 			t.Fatal(err)
 		}
 		g.Recycle(ch, it.Buf)

@@ -185,6 +185,7 @@ type readerSourceOp[T, S any] struct {
 	codec   codec.Codec[S]
 	reader  SourceReader[T, S]
 	outputs *splitOutputs[T]
+	status  func(idle bool) error // see SetWatermarkStatus
 	// requesting: a request is out; noMore: no split will come any more
 	requesting, noMore bool
 	err                error
@@ -198,6 +199,7 @@ func (s *readerSourceOp[T, S]) Open(ctx *op.Context) error {
 	}
 	s.codec = c
 	s.outputs = newSplitOutputs(s.out, s.src.Watermarks, ctx.Timers)
+	s.outputs.status = s.status
 	s.reader, err = s.src.NewSourceReader(ReaderContext[T]{SubtaskIndex: ctx.SubtaskIndex,
 		Parallelism: ctx.Parallelism, Attempt: ctx.Attempt, Logger: ctx.Logger, Output: s.outputs})
 	if err != nil {

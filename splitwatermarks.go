@@ -14,12 +14,13 @@ import (
 // so one quiet Kafka partition does not stall event time; it counts again
 // from its next element. The watermark only moves forward.
 //
-// When every split of a subtask is idle or finished, the subtask emits the
-// highest watermark any of its splits reached: the runtime has no idle
-// status to tell downstream operators not to wait for the subtask at all
-// (Flink's WatermarkStatus), so a subtask whose splits are all quiet still
-// holds the others back at that watermark. Give a source no more subtasks
-// than it has active splits.
+// When every split of a subtask is idle (or, for Idleness, it had none),
+// the subtask emits the highest watermark any of its splits reached and
+// then tells downstream operators that it is IDLE (Flink's
+// WatermarkStatus): they compute their watermark over their other inputs
+// and no longer wait for this subtask. Before its next record or watermark
+// it tells them it is ACTIVE again; its watermark then counts downstream
+// only once it caught up with theirs, so it never moves event time back.
 
 // splitOutputs implements ReaderOutput over the source's output.
 type splitOutputs[T any] struct {
@@ -30,6 +31,12 @@ type splitOutputs[T any] struct {
 	emitted  int64
 	// best is the highest watermark a split reached, released ones too.
 	best int64
+	// status announces IDLE (true) or ACTIVE (false) downstream, nil when
+	// the runtime does not take it; idle is the status announced last and
+	// liveSince the start, or the last tick at which a split was live.
+	status    func(idle bool) error
+	idle      bool
+	liveSince time.Time
 }
 
 func newSplitOutputs[T any](out op.Output[T], w *WatermarkStrategy[T], timers op.TimerScheduler) *splitOutputs[T] {
@@ -44,6 +51,7 @@ func (m *splitOutputs[T]) start() {
 	if m.strategy.PerElement && m.strategy.Idleness <= 0 {
 		return
 	}
+	m.liveSince = m.timers.Now()
 	interval := m.strategy.Interval
 	if interval <= 0 {
 		interval = 200 * time.Millisecond
@@ -105,12 +113,41 @@ func (m *splitOutputs[T]) emit(now time.Time, tick bool) error {
 	}
 	if !live {
 		wm = m.best
+	} else if tick {
+		m.liveSince = now
 	}
-	if wm <= m.emitted {
+	if wm > m.emitted {
+		if err := m.activate(); err != nil {
+			return err
+		}
+		m.emitted = wm
+		if err := m.out.EmitWatermark(wm); err != nil {
+			return err
+		}
+	}
+	if tick && !live && m.quiet(now) && !m.idle && m.status != nil {
+		m.idle = true
+		return m.status(true)
+	}
+	return nil
+}
+
+// quiet reports whether a subtask that has no live split is idle: at once
+// when it has splits (each was quiet for Idleness), after Idleness without
+// any split otherwise. With Idleness 0 a subtask is never idle.
+func (m *splitOutputs[T]) quiet(now time.Time) bool {
+	idleness := m.strategy.Idleness
+	return idleness > 0 && (len(m.splits) > 0 || now.Sub(m.liveSince) >= idleness)
+}
+
+// activate announces ACTIVE if the subtask announced IDLE, before a record
+// or a watermark.
+func (m *splitOutputs[T]) activate() error {
+	if !m.idle {
 		return nil
 	}
-	m.emitted = wm
-	return m.out.EmitWatermark(wm)
+	m.idle = false
+	return m.status(false)
 }
 
 // splitOutput is the output of one split.
@@ -135,6 +172,9 @@ func (s *splitOutput[T]) Collect(ts int64, v T) error {
 		s.maxTS = ts
 	}
 	s.active = true
+	if err := s.m.activate(); err != nil {
+		return err
+	}
 	if s.idle {
 		s.idle = false
 		s.lastActive = s.m.timers.Now()
@@ -146,4 +186,10 @@ func (s *splitOutput[T]) Collect(ts int64, v T) error {
 		return s.m.emit(time.Time{}, false)
 	}
 	return nil
+}
+
+// SetWatermarkStatus implements task.WatermarkStatusSource: the reader's
+// split outputs announce when the subtask is idle.
+func (s *readerSourceOp[T, S]) SetWatermarkStatus(announce func(idle bool) error) {
+	s.status = announce
 }

@@ -140,9 +140,10 @@
 //     watermark inside its subtask and the subtask emits the least of those
 //     of partitions that are not idle (WatermarkStrategy.Idleness), so one
 //     quiet partition does not stall event time. A subtask whose partitions
-//     are all idle emits the highest watermark they reached; Weir has no
-//     idle status for whole subtasks yet (Flink's WatermarkStatus), so such
-//     a subtask still holds the others back at that point.
+//     are all idle (or that has none for Idleness) emits the highest
+//     watermark they reached and tells downstream operators it is IDLE
+//     (Flink's WatermarkStatus), so it does not hold back the other
+//     subtasks either; its next record or watermark makes it ACTIVE again.
 //   - Records reach the Deserializer with key, value, headers, timestamp,
 //     topic, partition and offset. Its error fails the job (unrecoverable:
 //     a restart would meet the same record) with a DeserializeError that

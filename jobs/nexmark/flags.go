@@ -4,8 +4,9 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"strings"
+
+	"github.com/weir-engine/weir"
 )
 
 // flags are the job's arguments.
@@ -22,7 +23,6 @@ type flags struct {
 // parse parses and checks args.
 func (f *flags) parse(args []string) error {
 	fs := flag.NewFlagSet(Name, flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
 	fs.StringVar(&f.query, "query", "", "the query to run: "+fmt.Sprint(Queries()))
 	fs.Int64Var(&f.events, "events", 0, "the number of events to generate")
 	fs.Float64Var(&f.rate, "rate", 0, "limit the generator to this many events/s in all (0: no limit)")
@@ -32,7 +32,7 @@ func (f *flags) parse(args []string) error {
 	brokers := fs.String("kafka-brokers", "", "Kafka brokers `HOST:PORT,...` of --source kafka and --produce-to kafka")
 	fs.StringVar(&f.topic, "topic", "", "the Kafka `topic` of the events")
 	fs.IntVar(&f.partitions, "partitions", 4, "partitions of the topic --produce-to kafka creates if it does not exist")
-	if err := fs.Parse(args); err != nil {
+	if err := weir.ParseJobFlags(fs, args); err != nil {
 		return err
 	}
 	set := make(map[string]bool)

@@ -42,6 +42,23 @@ type Options struct {
 	Logger           *slog.Logger
 }
 
+// Validate reports options that size nothing: a negative count or size.
+// Zero takes the documented default.
+func (o Options) Validate() error {
+	for _, f := range []struct {
+		name string
+		v    int64
+	}{
+		{"TaskManagers", int64(o.TaskManagers)}, {"Slots", int64(o.Slots)},
+		{"Credit", int64(o.Credit)}, {"Backlog", int64(o.Backlog)}, {"NetworkMemory", o.NetworkMemory},
+	} {
+		if f.v < 0 {
+			return fmt.Errorf("minicluster: %s = %d: must not be negative (0 takes the default)", f.name, f.v)
+		}
+	}
+	return nil
+}
+
 // Job is a job running on its mini-cluster.
 type Job struct {
 	jm   *jobmaster.JobMaster
@@ -57,8 +74,12 @@ func Run(ctx context.Context, jobID string, jg *graph.JobGraph, opts Options) jo
 }
 
 // Submit starts a mini-cluster sized for jg and the job on it, and returns
-// at once. Cancelling ctx cancels the job.
+// at once. Cancelling ctx cancels the job. Options that do not validate,
+// or a cluster too small for the job, give a job that already failed.
 func Submit(ctx context.Context, jobID string, jg *graph.JobGraph, opts Options) *Job {
+	if err := opts.Validate(); err != nil {
+		return failed(jobID, err)
+	}
 	if opts.TaskManagers <= 0 {
 		opts.TaskManagers = 1
 	}
@@ -96,18 +117,15 @@ func Submit(ctx context.Context, jobID string, jg *graph.JobGraph, opts Options)
 		tms = append(tms, tm)
 		owned = append(owned, tm)
 	}
-	j := &Job{done: make(chan struct{})}
 	jm, err := jobmaster.New(jobID, jg, tms, net, jobmaster.Options{
 		Restart: opts.Restart, Checkpoints: opts.Checkpoints, RestoreFrom: opts.RestoreFrom,
 		AllowNonRestored: opts.AllowNonRestored, Logger: log,
 		Channels: network.Sizing{Credit: opts.Credit, Backlog: opts.Backlog},
 	})
 	if err != nil {
-		j.res = jobmaster.Result{JobID: jobID, Status: scheduler.Failed, Err: err}
-		close(j.done)
-		return j
+		return failed(jobID, err)
 	}
-	j.jm = jm
+	j := &Job{done: make(chan struct{}), jm: jm}
 	go func() {
 		defer close(j.done)
 		defer func() { j.end = time.Now() }()
@@ -116,6 +134,13 @@ func Submit(ctx context.Context, jobID string, jg *graph.JobGraph, opts Options)
 			tm.Close()
 		}
 	}()
+	return j
+}
+
+// failed is a job that failed before it started.
+func failed(jobID string, err error) *Job {
+	j := &Job{done: make(chan struct{}), res: jobmaster.Result{JobID: jobID, Status: scheduler.Failed, Err: err}}
+	close(j.done)
 	return j
 }
 

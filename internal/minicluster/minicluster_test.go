@@ -154,8 +154,7 @@ func TestOptionsValidate(t *testing.T) {
 }
 
 // Cancelling the context cancels a running job that would run for ever;
-// the job
-// then reports its end time, and the cluster's goroutines are gone
+// the job then reports its end time, and the cluster's goroutines are gone
 // (TestMain).
 func TestCancelEndsTheJob(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())

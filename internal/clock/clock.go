@@ -37,6 +37,9 @@ type Fake struct {
 	mu      sync.Mutex
 	now     time.Time
 	pending []*fakeTimer
+	// scheduled is closed, and replaced, by every AfterFunc (see
+	// BlockUntil).
+	scheduled chan struct{}
 }
 
 // NewFake returns a fake clock set to t.
@@ -62,7 +65,46 @@ func (c *Fake) AfterFunc(d time.Duration, f func()) Timer {
 	defer c.mu.Unlock()
 	t := &fakeTimer{clock: c, at: c.now.Add(d), f: f}
 	c.pending = append(c.pending, t)
+	if c.scheduled != nil {
+		close(c.scheduled)
+		c.scheduled = nil
+	}
 	return t
+}
+
+// BlockUntil waits until at least n functions are scheduled and neither
+// stopped nor called, so that a test can advance the clock once the code
+// under test has set its timer.
+func (c *Fake) BlockUntil(n int) {
+	c.mu.Lock()
+	for c.waiting() < n {
+		if c.scheduled == nil {
+			c.scheduled = make(chan struct{})
+		}
+		ch := c.scheduled
+		c.mu.Unlock()
+		<-ch
+		c.mu.Lock()
+	}
+	c.mu.Unlock()
+}
+
+// Waiting is the number of functions scheduled and neither stopped nor
+// called.
+func (c *Fake) Waiting() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.waiting()
+}
+
+func (c *Fake) waiting() int {
+	n := 0
+	for _, t := range c.pending {
+		if !t.done {
+			n++
+		}
+	}
+	return n
 }
 
 // Stop implements Timer.

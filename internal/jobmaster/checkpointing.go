@@ -13,6 +13,7 @@ import (
 
 	"github.com/weir-engine/weir/internal/checkpoint"
 	"github.com/weir-engine/weir/internal/checkpoint/storage"
+	"github.com/weir-engine/weir/internal/clock"
 	"github.com/weir-engine/weir/internal/graph"
 	"github.com/weir-engine/weir/internal/network"
 	"github.com/weir-engine/weir/internal/op"
@@ -77,7 +78,7 @@ type checkpointing struct {
 	dirs       sync.Map // int64 -> *storage.CheckpointDir
 	kinds      map[int64]checkpoint.Kind
 	locations  map[int64]string
-	tick       *time.Timer
+	tick       clock.Timer
 	savepoints savepoints
 	completed  int
 	failed     int
@@ -317,7 +318,7 @@ func (jm *JobMaster) performCheckpoint(ctx context.Context, action checkpoint.Ac
 		}
 		cp.dirs.Store(a.ID, dir)
 		cp.kinds[a.ID] = a.Kind
-		cp.started[a.ID] = time.Now()
+		cp.started[a.ID] = jm.clock.Now()
 		b := network.CheckpointBarrier{
 			ID: a.ID, Timestamp: a.Timestamp.UnixMilli(), Savepoint: a.Kind.IsSavepoint(), Drain: a.Kind == checkpoint.SavepointDrain,
 			Terminate: a.Kind == checkpoint.SavepointTerminate,
@@ -370,7 +371,7 @@ func (jm *JobMaster) performCheckpoint(ctx context.Context, action checkpoint.Ac
 		}
 		cp.registry.Register(a.ID, cp.pendingShared[a.ID])
 		delete(cp.pendingShared, a.ID)
-		cp.latestDuration = time.Since(cp.started[a.ID])
+		cp.latestDuration = jm.clock.Now().Sub(cp.started[a.ID])
 		cp.latestSize, cp.latestUploaded = cp.sizes[a.ID][0], cp.sizes[a.ID][1]
 		cp.uploadedTotal += cp.latestUploaded
 		cp.locations[a.ID] = a.Location
@@ -414,14 +415,14 @@ func (jm *JobMaster) performCheckpoint(ctx context.Context, action checkpoint.Ac
 	case checkpoint.NotifyAborted:
 		jm.notify(a.Tasks, a.ID, false)
 	case checkpoint.JobFailure:
-		jm.sched.Step(scheduler.GlobalFailure{Err: a.Reason, Now: time.Now()})
+		jm.sched.Step(scheduler.GlobalFailure{Err: a.Reason, Now: jm.clock.Now()})
 	case checkpoint.ScheduleTick:
 		if cp.tick != nil {
 			cp.tick.Stop()
 			cp.tick = nil
 		}
 		if !a.At.IsZero() {
-			cp.tick = time.AfterFunc(time.Until(a.At), func() { jm.events.Push(tickEvent{}) })
+			cp.tick = jm.clock.AfterFunc(a.At.Sub(jm.clock.Now()), func() { jm.events.Push(tickEvent{}) })
 		}
 	}
 }

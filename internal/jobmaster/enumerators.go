@@ -1,8 +1,10 @@
 package jobmaster
 
 import (
+	"context"
 	"fmt"
 	"io"
+	"log/slog"
 
 	"github.com/weir-engine/weir/internal/checkpoint/storage"
 	"github.com/weir-engine/weir/internal/op"
@@ -24,11 +26,11 @@ type splitRequest struct {
 	reply   func(split []byte, ok bool)
 }
 
-// startEnumerators creates the enumerators of a generation, restored from
-// md when the generation restores a checkpoint.
-func (jm *JobMaster) startEnumerators(md *storage.Metadata) error {
-	jm.closeEnumerators()
-	jm.enumerators = make(map[string]op.Enumerator)
+// openEnumerators creates the enumerators of a generation, restored from
+// md when the generation restores a checkpoint. It runs off the loop: a
+// factory may reach an external system (the Kafka source discovers its
+// partitions). On an error it closes those it created.
+func (jm *JobMaster) openEnumerators(ctx context.Context, md *storage.Metadata) (map[string]op.Enumerator, error) {
 	restored := map[string][]byte{}
 	if md != nil {
 		for _, o := range md.Operators {
@@ -37,20 +39,26 @@ func (jm *JobMaster) startEnumerators(md *storage.Metadata) error {
 			}
 		}
 	}
+	out := make(map[string]op.Enumerator)
 	for _, v := range jm.graph.Vertices {
 		for _, n := range v.Chain {
 			factory, ok := n.Enumerator.(op.EnumeratorFactory)
 			if !ok || factory == nil {
 				continue
 			}
+			if ctx.Err() != nil {
+				closeEnumerators(jm.log, out)
+				return nil, fmt.Errorf("start the split enumerator of %s: %w", n.Name, ctx.Err())
+			}
 			e, err := factory(v.Parallelism, restored[n.UID])
 			if err != nil {
-				return fmt.Errorf("start the split enumerator of %s: %w", n.Name, err)
+				closeEnumerators(jm.log, out)
+				return nil, fmt.Errorf("start the split enumerator of %s: %w", n.Name, err)
 			}
-			jm.enumerators[n.UID] = e
+			out[n.UID] = e
 		}
 	}
-	return nil
+	return out, nil
 }
 
 func (jm *JobMaster) handleSplitRequest(r splitRequest) {
@@ -80,15 +88,20 @@ func (jm *JobMaster) snapshotEnumerators(id int64) error {
 	return nil
 }
 
-// closeEnumerators closes the enumerators of the ending run that hold
-// resources (io.Closer: a client, a goroutine discovering new splits).
+// closeEnumerators closes the enumerators of the ending run.
 func (jm *JobMaster) closeEnumerators() {
-	for uid, e := range jm.enumerators {
+	closeEnumerators(jm.log, jm.enumerators)
+	jm.enumerators = nil
+}
+
+// closeEnumerators closes those of es that hold resources (io.Closer: a
+// client, a goroutine discovering new splits).
+func closeEnumerators(log *slog.Logger, es map[string]op.Enumerator) {
+	for uid, e := range es {
 		if c, ok := e.(io.Closer); ok {
 			if err := c.Close(); err != nil {
-				jm.log.Warn("close the split enumerator", "uid", uid, "err", err)
+				log.Warn("close the split enumerator", "uid", uid, "err", err)
 			}
 		}
 	}
-	jm.enumerators = nil
 }

@@ -17,11 +17,11 @@ import (
 
 	"github.com/weir-engine/weir/internal/checkpoint"
 	"github.com/weir-engine/weir/internal/checkpoint/storage"
+	"github.com/weir-engine/weir/internal/clock"
 	"github.com/weir-engine/weir/internal/graph"
 	"github.com/weir-engine/weir/internal/network"
 	"github.com/weir-engine/weir/internal/op"
 	"github.com/weir-engine/weir/internal/queue"
-	"github.com/weir-engine/weir/internal/restore"
 	"github.com/weir-engine/weir/internal/scheduler"
 	"github.com/weir-engine/weir/internal/scheduler/slots"
 	"github.com/weir-engine/weir/internal/taskmanager"
@@ -91,6 +91,8 @@ type Options struct {
 	// memory allows (zero: network.DefaultSizing); see sizeNetwork.
 	Channels network.Sizing
 	Logger   *slog.Logger
+	// Clock gives the JobMaster its time and timers (nil: clock.Real).
+	Clock clock.Clock
 }
 
 // JobMaster runs one job.
@@ -108,6 +110,7 @@ type JobMaster struct {
 	net      *network.Registry
 	events   *queue.Queue[any]
 	log      *slog.Logger
+	clock    clock.Clock
 	// wg tracks goroutines the JobMaster or its responders start, so that
 	// Run returns only once all of them ended.
 	wg       sync.WaitGroup
@@ -119,6 +122,11 @@ type JobMaster struct {
 	lastFailure error
 	// enumerators are the split enumerators of the current generation.
 	enumerators map[string]op.Enumerator
+	// restoring is the generation whose restore runs off the loop (nil:
+	// none); held are the events the loop keeps back meanwhile (see
+	// deploy.go).
+	restoring *restoring
+	held      []any
 }
 
 // restartTimer is the event that ends the delay before a restart.
@@ -134,8 +142,12 @@ func New(jobID string, jg *graph.JobGraph, tms []TaskManager, net *network.Regis
 	for _, v := range jg.Vertices {
 		reqs = append(reqs, slots.Request{Vertex: v.ID, Parallelism: v.Parallelism})
 	}
+	clk := opts.Clock
+	if clk == nil {
+		clk = clock.Real{}
+	}
 	jm := &JobMaster{
-		jobID: jobID, graph: jg, opts: opts, sched: scheduler.New(reqs, opts.Restart), tms: make(map[string]TaskManager),
+		jobID: jobID, graph: jg, opts: opts, clock: clk, sched: scheduler.New(reqs, opts.Restart), tms: make(map[string]TaskManager),
 		placed: make(map[scheduler.ExecutionID]string),
 		net:    net, events: queue.New[any](), log: log.With("job", jobID),
 		metrics: make(map[scheduler.ExecutionID]taskmanager.Report),
@@ -178,9 +190,9 @@ func New(jobID string, jg *graph.JobGraph, tms []TaskManager, net *network.Regis
 
 // Run runs the job to a terminal state. Cancelling ctx cancels the job.
 func (jm *JobMaster) Run(ctx context.Context) Result {
-	start := time.Now()
+	start := jm.clock.Now()
 	ctx, cancelIO := context.WithCancel(ctx)
-	var restart *time.Timer
+	var restart clock.Timer
 	defer func() {
 		if restart != nil {
 			restart.Stop()
@@ -189,6 +201,7 @@ func (jm *JobMaster) Run(ctx context.Context) Result {
 			jm.cp.tick.Stop()
 		}
 		cancelIO()
+		jm.abandonRestore()
 		jm.closeEnumerators()
 		jm.wg.Wait()
 		if jm.cp != nil {
@@ -197,7 +210,7 @@ func (jm *JobMaster) Run(ctx context.Context) Result {
 		jm.net.ReleaseJob(jm.jobID, jm.sched.Generation())
 	}()
 	jm.sched.Step(scheduler.Start{Free: jm.free})
-	jm.stepCheckpoint(ctx, checkpoint.Tick{Now: time.Now()})
+	jm.stepCheckpoint(ctx, checkpoint.Tick{Now: jm.clock.Now()})
 	done := ctx.Done()
 	for {
 		jm.publish()
@@ -208,7 +221,7 @@ func (jm *JobMaster) Run(ctx context.Context) Result {
 				if jm.cp != nil {
 					jm.cp.failSavepoints(fmt.Errorf("jobmaster: the job ended %s before the savepoint completed", a.Status))
 				}
-				res := Result{JobID: jm.jobID, Status: a.Status, Err: a.Err, Duration: time.Since(start),
+				res := Result{JobID: jm.jobID, Status: a.Status, Err: a.Err, Duration: jm.clock.Now().Sub(start),
 					Vertices: jm.vertexMetrics(), Restarts: jm.restarts}
 				if jm.cp != nil {
 					res.Checkpoints = jm.cp.stats()
@@ -219,10 +232,13 @@ func (jm *JobMaster) Run(ctx context.Context) Result {
 				jm.lastFailure = a.Cause
 				jm.log.Warn("job failed, restarting", "generation", a.Generation, "after", a.Delay, "cause", a.Cause)
 				jm.net.ReleaseJob(jm.jobID, a.Generation-1)
-				restart = time.AfterFunc(a.Delay, func() { jm.events.Push(restartTimer{}) })
+				restart = jm.clock.AfterFunc(a.Delay, func() { jm.events.Push(restartTimer{}) })
 			case scheduler.Deploy:
 				jm.deploy(ctx, a)
 			case scheduler.CancelTasks:
+				if jm.cancelRestore(a.IDs) {
+					continue
+				}
 				for _, id := range a.IDs {
 					if tm := jm.taskManagerOf(id); tm != nil {
 						tm.Cancel(jm.jobID, jm.sched.Generation(), id)
@@ -243,9 +259,14 @@ func (jm *JobMaster) Run(ctx context.Context) Result {
 }
 
 func (jm *JobMaster) handle(ctx context.Context, ev any) {
+	if jm.hold(ev) {
+		return
+	}
 	gen := jm.sched.Generation()
-	now := time.Now()
+	now := jm.clock.Now()
 	switch e := ev.(type) {
+	case restoredEvent:
+		jm.restoreDone(ctx, e)
 	case taskmanager.Report:
 		if e.Generation == gen {
 			jm.metrics[e.ID] = e
@@ -287,133 +308,7 @@ func (jm *JobMaster) handle(ctx context.Context, ev any) {
 	}
 }
 
-// deploy submits a generation, restored from a savepoint (first
-// generation) or from the latest completed checkpoint (after a restart).
-func (jm *JobMaster) deploy(ctx context.Context, a scheduler.Deploy) {
-	rs, err := jm.restoreState(ctx, a.Generation)
-	if err != nil {
-		jm.failGeneration(a, err)
-		return
-	}
-	if jm.cp != nil && rs != nil {
-		jm.cp.coord.RestoredFrom(rs.id)
-	}
-	var md *storage.Metadata
-	if rs != nil {
-		md = rs.md
-	}
-	if err := jm.startEnumerators(md); err != nil {
-		jm.failGeneration(a, err)
-		return
-	}
-	if jm.cp != nil && a.Generation > 0 {
-		var finished []checkpoint.TaskID
-		if rs != nil {
-			finished = rs.finished
-		}
-		jm.stepCheckpoint(ctx, checkpoint.TasksRestarted{Now: time.Now(), Finished: finished})
-	}
-	report := func(r taskmanager.Report) { jm.events.Push(r) }
-	for _, as := range a.Plan.Assignments {
-		id := scheduler.ExecutionID{Vertex: as.Vertex, Subtask: as.Subtask}
-		jm.placed[id] = as.Slot.TaskManager
-		var init taskmanager.Init
-		if rs != nil {
-			init = rs.inits[id]
-		}
-		init.RequestSplit = func(uid string, subtask int, reply func([]byte, bool)) {
-			jm.events.Push(splitRequest{uid: uid, subtask: subtask, attempt: a.Generation, reply: reply})
-		}
-		if jm.cp != nil {
-			init.Checkpointing = true
-			init.NoFinalCheckpoint = jm.cp.opts.NoCheckpointsAfterTasksFinish
-			init.Responder = &responder{jm: jm, ctx: ctx, vertex: jm.graph.Vertices[id.Vertex], task: taskID(id), attempt: a.Generation}
-		}
-		err := jm.tms[as.Slot.TaskManager].Submit(taskmanager.Deployment{
-			JobID: jm.jobID, Generation: a.Generation, Graph: jm.graph, ID: id, Slot: as.Slot, Channels: jm.channels,
-			Report: report, Init: init,
-		})
-		if err != nil {
-			jm.events.Push(taskmanager.Report{TaskState: scheduler.TaskState{
-				ID: id, Generation: a.Generation, State: scheduler.ExecFailed, Now: time.Now(),
-				Err: fmt.Errorf("deploy %v to %v: %w", id, as.Slot, err),
-			}})
-		}
-	}
-}
-
-// failGeneration fails a generation that could not be deployed: nothing
-// runs, so every subtask fails with err, marked unrecoverable so that no
-// restart strategy loops on it, and the scheduler sees them all end.
-func (jm *JobMaster) failGeneration(a scheduler.Deploy, err error) {
-	jm.log.Error("deploy failed", "err", err)
-	for _, as := range a.Plan.Assignments {
-		jm.events.Push(taskmanager.Report{TaskState: scheduler.TaskState{
-			ID: scheduler.ExecutionID{Vertex: as.Vertex, Subtask: as.Subtask}, Generation: a.Generation,
-			State: scheduler.ExecFailed, Now: time.Now(), Err: fmt.Errorf("%w: %w", scheduler.ErrUnrecoverable, err),
-		}})
-	}
-}
-
-// restoreState finds what a generation starts from: nil for a fresh start.
-//
-// A restart starts from the latest completed checkpoint, and only from it:
-// its completion may have committed output of two-phase-commit sinks, so
-// an older checkpoint, or nothing, would repeat that output. When it is
-// unreadable the job fails (unrecoverable, see failGeneration) and says
-// where it is. Before any checkpoint completed, a restart starts where the
-// first generation did: the savepoint restored from, or nothing.
-func (jm *JobMaster) restoreState(ctx context.Context, generation int) (*restored, error) {
-	opts := restore.Options{AllowNonRestored: jm.opts.AllowNonRestored}
-	if generation > 0 && jm.cp != nil && jm.cp.latest != "" {
-		// The coordinator's own record of the latest completed checkpoint:
-		// no listing, and a checkpoint whose metadata a commit is still
-		// writing (aborted by this very failover) is never picked.
-		st := jm.cp.opts.Storage
-		md, err := st.ReadVerified(ctx, jm.cp.latest)
-		if err != nil {
-			return nil, fmt.Errorf("the latest completed checkpoint %s is unreadable, and an older one or a fresh start would repeat the output its completion committed: %w", jm.cp.latest, err)
-		}
-		jm.log.Info("restoring from checkpoint", "id", md.CheckpointID, "location", jm.cp.latest)
-		rs, err := jm.restoreFrom(ctx, st, md, jm.cp.latest, opts)
-		if err != nil {
-			return nil, fmt.Errorf("restore the latest completed checkpoint %s: %w", jm.cp.latest, err)
-		}
-		return rs, nil
-	}
-	if generation > 0 && jm.opts.RestoreFrom == "" {
-		jm.log.Info("no checkpoint completed yet: restarting from scratch")
-	}
-	if jm.opts.RestoreFrom == "" {
-		return nil, nil
-	}
-	st, err := jm.restoreStorage(ctx)
-	if err != nil {
-		return nil, err
-	}
-	md, err := st.ReadMetadata(ctx, jm.opts.RestoreFrom)
-	if err != nil {
-		return nil, fmt.Errorf("read savepoint %s: %w", jm.opts.RestoreFrom, err)
-	}
-	jm.log.Info("restoring from savepoint", "id", md.CheckpointID, "location", jm.opts.RestoreFrom)
-	return jm.restoreFrom(ctx, st, md, jm.opts.RestoreFrom, opts)
-}
-
-// restoreStorage is the storage to read a savepoint with: the checkpoint
-// storage when there is one (it resolves any location), else one opened on
-// the savepoint's location.
-func (jm *JobMaster) restoreStorage(ctx context.Context) (*storage.Storage, error) {
-	if jm.cp != nil {
-		return jm.cp.opts.Storage, nil
-	}
-	st, err := storage.Open(ctx, jm.opts.RestoreFrom, storage.Options{Logger: jm.log})
-	if err != nil {
-		return nil, fmt.Errorf("open savepoint %s: %w", jm.opts.RestoreFrom, err)
-	}
-	return st, nil
-}
-
-func (jm *JobMaster) now() time.Time { return time.Now() }
+func (jm *JobMaster) now() time.Time { return jm.clock.Now() }
 
 func (jm *JobMaster) taskManagerOf(id scheduler.ExecutionID) TaskManager {
 	return jm.tms[jm.placed[id]]

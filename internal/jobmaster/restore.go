@@ -21,6 +21,71 @@ type restored struct {
 	location string
 	inits    map[scheduler.ExecutionID]taskmanager.Init
 	finished []checkpoint.TaskID
+	// reusable: later checkpoints of this job may reference the shared
+	// files of md (the loop registers them when it submits the tasks).
+	reusable bool
+}
+
+// restoreState finds what a generation starts from: nil for a fresh start.
+//
+// A restart starts from the latest completed checkpoint, and only from it:
+// its completion may have committed output of two-phase-commit sinks, so
+// an older checkpoint, or nothing, would repeat that output. When it is
+// unreadable the job fails (unrecoverable, see failGeneration) and says
+// where it is. Before any checkpoint completed, a restart starts where the
+// first generation did: the savepoint restored from, or nothing. latest is
+// the location of the latest completed checkpoint ("" if none).
+//
+// It runs off the loop (see deploy.go): it reads only what does not
+// change while the job runs.
+func (jm *JobMaster) restoreState(ctx context.Context, generation int, latest string) (*restored, error) {
+	opts := restore.Options{AllowNonRestored: jm.opts.AllowNonRestored}
+	if generation > 0 && jm.cp != nil && latest != "" {
+		// The coordinator's own record of the latest completed checkpoint:
+		// no listing, and a checkpoint whose metadata a commit is still
+		// writing (aborted by this very failover) is never picked.
+		st := jm.cp.opts.Storage
+		md, err := st.ReadVerified(ctx, latest)
+		if err != nil {
+			return nil, fmt.Errorf("the latest completed checkpoint %s is unreadable, and an older one or a fresh start would repeat the output its completion committed: %w", latest, err)
+		}
+		jm.log.Info("restoring from checkpoint", "id", md.CheckpointID, "location", latest)
+		rs, err := jm.restoreFrom(ctx, st, md, latest, opts)
+		if err != nil {
+			return nil, fmt.Errorf("restore the latest completed checkpoint %s: %w", latest, err)
+		}
+		return rs, nil
+	}
+	if generation > 0 && jm.opts.RestoreFrom == "" {
+		jm.log.Info("no checkpoint completed yet: restarting from scratch")
+	}
+	if jm.opts.RestoreFrom == "" {
+		return nil, nil
+	}
+	st, err := jm.restoreStorage(ctx)
+	if err != nil {
+		return nil, err
+	}
+	md, err := st.ReadMetadata(ctx, jm.opts.RestoreFrom)
+	if err != nil {
+		return nil, fmt.Errorf("read savepoint %s: %w", jm.opts.RestoreFrom, err)
+	}
+	jm.log.Info("restoring from savepoint", "id", md.CheckpointID, "location", jm.opts.RestoreFrom)
+	return jm.restoreFrom(ctx, st, md, jm.opts.RestoreFrom, opts)
+}
+
+// restoreStorage is the storage to read a savepoint with: the checkpoint
+// storage when there is one (it resolves any location), else one opened on
+// the savepoint's location.
+func (jm *JobMaster) restoreStorage(ctx context.Context) (*storage.Storage, error) {
+	if jm.cp != nil {
+		return jm.cp.opts.Storage, nil
+	}
+	st, err := storage.Open(ctx, jm.opts.RestoreFrom, storage.Options{Logger: jm.log})
+	if err != nil {
+		return nil, fmt.Errorf("open savepoint %s: %w", jm.opts.RestoreFrom, err)
+	}
+	return st, nil
 }
 
 // restoreFrom reads the metadata at location (a savepoint, or the latest
@@ -73,9 +138,6 @@ func (jm *JobMaster) restoreFrom(ctx context.Context, st *storage.Storage, md *s
 		return st.ReadShared(ctx, location, f)
 	}
 	reusable := md.Kind == storage.KindCheckpoint && md.JobID == jm.jobID && jm.cp != nil
-	if reusable {
-		jm.cp.registry.RegisterMetadata(md)
-	}
 	for _, o := range ops {
 		for _, r := range o.Subtasks {
 			for i := range r.Native {
@@ -83,7 +145,7 @@ func (jm *JobMaster) restoreFrom(ctx context.Context, st *storage.Storage, md *s
 			}
 		}
 	}
-	out := &restored{md: md, id: md.CheckpointID, location: location, inits: make(map[scheduler.ExecutionID]taskmanager.Init)}
+	out := &restored{md: md, id: md.CheckpointID, location: location, reusable: reusable, inits: make(map[scheduler.ExecutionID]taskmanager.Init)}
 	for _, v := range jm.graph.Vertices {
 		head := ops[v.Head().UID]
 		for i := 0; i < v.Parallelism; i++ {

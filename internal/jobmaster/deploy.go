@@ -1,0 +1,206 @@
+package jobmaster
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/weir-engine/weir/internal/checkpoint"
+	"github.com/weir-engine/weir/internal/checkpoint/storage"
+	"github.com/weir-engine/weir/internal/op"
+	"github.com/weir-engine/weir/internal/scheduler"
+	"github.com/weir-engine/weir/internal/taskmanager"
+)
+
+// Deploying a generation takes two steps. On scheduler.Deploy the loop
+// starts a goroutine that reads what the generation starts from (the
+// checkpoint or savepoint metadata and the restored state, see
+// restoreState) and opens its split enumerators, which may reach an
+// external system; the loop goes on meanwhile. The goroutine comes back
+// with a restoredEvent, and the loop submits the tasks (submit) or fails
+// the generation (failGeneration).
+//
+// While a restore runs, the executions of its generation are DEPLOYING
+// but no TaskManager has them: a CancelTasks for them (a cancel of the
+// job, or a failure) abandons the restore and reports them CANCELED from
+// here, since no TaskManager would. An abandoned restore's event finds
+// another (or no) restore current and is dropped.
+
+// restoring is a restore in progress.
+type restoring struct {
+	deploy scheduler.Deploy
+	cancel context.CancelFunc
+}
+
+// restoredEvent is the outcome of a restore.
+type restoredEvent struct {
+	r           *restoring
+	rs          *restored
+	enumerators map[string]op.Enumerator
+	err         error
+}
+
+// deploy starts the restore of a generation, restored from a savepoint
+// (first generation) or from the latest completed checkpoint (after a
+// restart).
+func (jm *JobMaster) deploy(ctx context.Context, a scheduler.Deploy) {
+	jm.abandonRestore()
+	// The previous generation has ended: its enumerators serve no one.
+	if old := jm.enumerators; len(old) > 0 {
+		jm.background(func() { closeEnumerators(jm.log, old) })
+	}
+	jm.enumerators = nil
+	rctx, cancel := context.WithCancel(ctx)
+	r := &restoring{deploy: a, cancel: cancel}
+	jm.restoring = r
+	latest := ""
+	if jm.cp != nil {
+		latest = jm.cp.latest
+	}
+	jm.background(func() {
+		ev := restoredEvent{r: r}
+		ev.rs, ev.err = jm.restoreState(rctx, a.Generation, latest)
+		if ev.err == nil {
+			var md *storage.Metadata
+			if ev.rs != nil {
+				md = ev.rs.md
+			}
+			ev.enumerators, ev.err = jm.openEnumerators(rctx, md)
+		}
+		if rctx.Err() != nil {
+			// Abandoned, or the job is being cancelled: the loop does not
+			// wait for this outcome.
+			closeEnumerators(jm.log, ev.enumerators)
+			return
+		}
+		jm.events.Push(ev)
+	})
+}
+
+// restoreDone ends the restore of e's generation: it submits the tasks, or
+// fails the generation. An outcome of an abandoned restore is dropped.
+func (jm *JobMaster) restoreDone(ctx context.Context, e restoredEvent) {
+	if e.r != jm.restoring {
+		closeEnumerators(jm.log, e.enumerators)
+		return
+	}
+	e.r.cancel()
+	jm.restoring = nil
+	jm.releaseHeld()
+	if e.err != nil {
+		jm.failGeneration(e.r.deploy, e.err)
+		return
+	}
+	jm.enumerators = e.enumerators
+	jm.submit(ctx, e.r.deploy, e.rs)
+}
+
+// submit deploys the tasks of a generation that starts from rs (nil: from
+// scratch).
+func (jm *JobMaster) submit(ctx context.Context, a scheduler.Deploy, rs *restored) {
+	if jm.cp != nil && rs != nil {
+		if rs.reusable {
+			jm.cp.registry.RegisterMetadata(rs.md)
+		}
+		jm.cp.coord.RestoredFrom(rs.id)
+	}
+	if jm.cp != nil && a.Generation > 0 {
+		var finished []checkpoint.TaskID
+		if rs != nil {
+			finished = rs.finished
+		}
+		jm.stepCheckpoint(ctx, checkpoint.TasksRestarted{Now: jm.clock.Now(), Finished: finished})
+	}
+	report := func(r taskmanager.Report) { jm.events.Push(r) }
+	for _, as := range a.Plan.Assignments {
+		id := scheduler.ExecutionID{Vertex: as.Vertex, Subtask: as.Subtask}
+		jm.placed[id] = as.Slot.TaskManager
+		var init taskmanager.Init
+		if rs != nil {
+			init = rs.inits[id]
+		}
+		init.RequestSplit = func(uid string, subtask int, reply func([]byte, bool)) {
+			jm.events.Push(splitRequest{uid: uid, subtask: subtask, attempt: a.Generation, reply: reply})
+		}
+		if jm.cp != nil {
+			init.Checkpointing = true
+			init.NoFinalCheckpoint = jm.cp.opts.NoCheckpointsAfterTasksFinish
+			init.Responder = &responder{jm: jm, ctx: ctx, vertex: jm.graph.Vertices[id.Vertex], task: taskID(id), attempt: a.Generation}
+		}
+		err := jm.tms[as.Slot.TaskManager].Submit(taskmanager.Deployment{
+			JobID: jm.jobID, Generation: a.Generation, Graph: jm.graph, ID: id, Slot: as.Slot, Channels: jm.channels,
+			Report: report, Init: init,
+		})
+		if err != nil {
+			jm.reportEnded(id, a.Generation, scheduler.ExecFailed, fmt.Errorf("deploy %v to %v: %w", id, as.Slot, err))
+		}
+	}
+}
+
+// failGeneration fails a generation that could not be deployed: nothing
+// runs, so every subtask fails with err, marked unrecoverable so that no
+// restart strategy loops on it, and the scheduler sees them all end.
+func (jm *JobMaster) failGeneration(a scheduler.Deploy, err error) {
+	jm.log.Error("deploy failed", "err", err)
+	for _, as := range a.Plan.Assignments {
+		id := scheduler.ExecutionID{Vertex: as.Vertex, Subtask: as.Subtask}
+		jm.reportEnded(id, a.Generation, scheduler.ExecFailed, fmt.Errorf("%w: %w", scheduler.ErrUnrecoverable, err))
+	}
+}
+
+// reportEnded queues the end of a subtask that no TaskManager runs.
+func (jm *JobMaster) reportEnded(id scheduler.ExecutionID, generation int, state scheduler.ExecutionState, err error) {
+	jm.events.Push(taskmanager.Report{TaskState: scheduler.TaskState{
+		ID: id, Generation: generation, State: state, Now: jm.clock.Now(), Err: err,
+	}})
+}
+
+// cancelRestore handles a CancelTasks while a restore runs: the subtasks
+// are on no TaskManager yet, so the restore is abandoned and they are
+// reported CANCELED here. It reports false when no restore runs.
+func (jm *JobMaster) cancelRestore(ids []scheduler.ExecutionID) bool {
+	r := jm.restoring
+	if r == nil {
+		return false
+	}
+	jm.log.Info("restore abandoned", "generation", r.deploy.Generation)
+	jm.abandonRestore()
+	for _, id := range ids {
+		jm.reportEnded(id, r.deploy.Generation, scheduler.ExecCanceled, nil)
+	}
+	return true
+}
+
+// abandonRestore stops waiting for the running restore, if any.
+func (jm *JobMaster) abandonRestore() {
+	if jm.restoring != nil {
+		jm.restoring.cancel()
+		jm.restoring = nil
+		jm.releaseHeld()
+	}
+}
+
+// hold keeps back, while a restore runs, the events that would reach the
+// checkpoint coordinator before the restored generation does: a trigger
+// (a tick or a savepoint request) needs the restored checkpoint id and
+// running tasks, and a checkpoint of the failed generation must not
+// complete after its restore chose the one before it (TasksRestarted
+// aborts it once the restore is done). It reports whether ev was held.
+func (jm *JobMaster) hold(ev any) bool {
+	if jm.restoring == nil {
+		return false
+	}
+	switch ev.(type) {
+	case tickEvent, SavepointRequest, persistedEvent, ackEvent, declineEvent, endOfDataEvent:
+		jm.held = append(jm.held, ev)
+		return true
+	}
+	return false
+}
+
+// releaseHeld queues the held events again, in their order.
+func (jm *JobMaster) releaseHeld() {
+	for _, ev := range jm.held {
+		jm.events.Push(ev)
+	}
+	jm.held = nil
+}

@@ -1,9 +1,10 @@
 // Package jobmaster owns one job while it runs: its event loop is the only
 // goroutine that touches the job's scheduler and checkpoint coordinator,
-// both pure state machines. TaskManagers, timers and the goroutines that
-// write checkpoint files report into the loop's queue; the loop steps the
-// state machines and performs the actions they decide (deploy, cancel,
-// trigger, persist, notify), which are the only side effects here.
+// both pure state machines. TaskManagers, timers (of the injected clock)
+// and the goroutines that write checkpoint files or read a generation's
+// restore state report into the loop's queue; the loop steps the state
+// machines and performs the actions they decide (deploy, cancel, trigger,
+// persist, notify), which are the only side effects here.
 package jobmaster
 
 import (

@@ -10,6 +10,7 @@ import (
 
 	"github.com/cockroachdb/pebble"
 	"github.com/cockroachdb/pebble/bloom"
+	"github.com/cockroachdb/pebble/vfs"
 )
 
 // kvStore is the Pebble database behind a Pebble-backed KeyedBackend, in a
@@ -134,6 +135,11 @@ func pebbleOptions(log *slog.Logger, readOnly bool, bg *backgroundErrors) (opts 
 	if bg != nil {
 		opts.EventListener = &pebble.EventListener{BackgroundError: bg.record}
 	}
+	// The plain file system, not Pebble's default wrapper that checks every
+	// open file's writes from a goroutine of its own: nothing here listens
+	// for slow disks, and a file that a write failure (a full disk) leaves
+	// open would keep that goroutine forever.
+	opts.FS = vfs.Default
 	return opts.EnsureDefaults(), cache
 }
 

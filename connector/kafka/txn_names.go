@@ -1,12 +1,10 @@
 package kafka
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"strconv"
-	"strings"
+
+	"github.com/weir-engine/weir/internal/txnid"
 )
 
 // Transactional ids name the exactly-once writers' transactions:
@@ -59,50 +57,14 @@ func defaultTxnPrefix(topic, operatorUID string) (string, error) {
 }
 
 func plainOrHash(s string, max int) string {
-	ok := len(s) <= max
-	for i := 0; ok && i < len(s); i++ {
-		b := s[i]
-		ok = b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9' || b == '.' || b == '_' || b == '-'
-	}
-	if ok {
-		return s
-	}
-	h := sha256.Sum256([]byte(s))
-	return "~" + hex.EncodeToString(h[:8])
+	return txnid.Part(s, max, func(b byte) bool {
+		return b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9' || b == '.' || b == '_' || b == '-'
+	})
 }
 
 // txnID names the transaction n of a subtask.
-func txnID(prefix string, subtask int, n int64) string {
-	return prefix + "-" + strconv.Itoa(subtask) + "-" + strconv.FormatInt(n, 10)
-}
+func txnID(prefix string, subtask int, n int64) string { return txnid.Name(prefix, subtask, n) }
 
 // parseTxnID reads subtask and n back from an id of the prefix; ok is
 // false for ids of other prefixes.
-func parseTxnID(prefix, id string) (subtask int, n int64, ok bool) {
-	rest, found := strings.CutPrefix(id, prefix+"-")
-	if !found {
-		return 0, 0, false
-	}
-	sub, num, found := strings.Cut(rest, "-")
-	if !found || !allDigits(sub) || !allDigits(num) {
-		return 0, 0, false
-	}
-	s, err1 := strconv.Atoi(sub)
-	c, err2 := strconv.ParseInt(num, 10, 64)
-	if err1 != nil || err2 != nil {
-		return 0, 0, false
-	}
-	return s, c, true
-}
-
-func allDigits(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return true
-}
+func parseTxnID(prefix, id string) (subtask int, n int64, ok bool) { return txnid.Parse(prefix, id) }

@@ -1,12 +1,11 @@
 package postgres
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
+
+	"github.com/weir-engine/weir/internal/txnid"
 )
 
 // Global transaction ids (gids) name prepared transactions:
@@ -36,7 +35,6 @@ import (
 const (
 	gidLimit    = 199             // PostgreSQL's GIDSIZE less the terminating NUL
 	numbersRoom = 1 + 10 + 1 + 19 // "-<subtask>-<checkpoint>" at their widest
-	hashedBytes = 8               // of SHA-256 in a hashed part: 17 bytes with '~'
 	// The longest database and table parts of a default prefix; the uid
 	// gets what is left, at least 57 bytes, so each part fits even hashed.
 	maxDBPart  = 40
@@ -73,38 +71,13 @@ func checkPrefix(p string) error {
 
 // makeGID names the transaction of a subtask for a checkpoint.
 func makeGID(prefix string, subtask int, checkpointID int64) string {
-	return prefix + "-" + strconv.Itoa(subtask) + "-" + strconv.FormatInt(checkpointID, 10)
+	return txnid.Name(prefix, subtask, checkpointID)
 }
 
 // parseGID reads subtask and checkpoint back from a gid with the prefix;
 // ok is false for gids of other prefixes.
 func parseGID(prefix, gid string) (subtask int, checkpointID int64, ok bool) {
-	rest, found := strings.CutPrefix(gid, prefix+"-")
-	if !found {
-		return 0, 0, false
-	}
-	sub, ckpt, found := strings.Cut(rest, "-")
-	if !found || !digits(sub) || !digits(ckpt) {
-		return 0, 0, false
-	}
-	s, err1 := strconv.Atoi(sub)
-	c, err2 := strconv.ParseInt(ckpt, 10, 64)
-	if err1 != nil || err2 != nil {
-		return 0, 0, false
-	}
-	return s, c, true
-}
-
-func digits(s string) bool {
-	if s == "" {
-		return false
-	}
-	for _, r := range s {
-		if r < '0' || r > '9' {
-			return false
-		}
-	}
-	return true
+	return txnid.Parse(prefix, gid)
 }
 
 // The bytes a part of a default prefix may hold as it is.
@@ -116,17 +89,7 @@ func isPrefixByte(b byte) bool { return isTableByte(b) || b == '-' || b == '~' }
 
 // gidPart returns s if it is plain (plain holds for each byte, and s has
 // no '~') and at most max bytes, else '~' and a hash of s.
-func gidPart(s string, max int, plain func(byte) bool) string {
-	ok := s != "" && len(s) <= max && !strings.Contains(s, "~")
-	for i := 0; ok && i < len(s); i++ {
-		ok = plain(s[i])
-	}
-	if ok {
-		return s
-	}
-	h := sha256.Sum256([]byte(s))
-	return "~" + hex.EncodeToString(h[:hashedBytes])
-}
+func gidPart(s string, max int, plain func(byte) bool) string { return txnid.Part(s, max, plain) }
 
 // quoteLiteral quotes s as an SQL string literal. PREPARE TRANSACTION and
 // COMMIT PREPARED take a literal, not a parameter. Gids hold only plain

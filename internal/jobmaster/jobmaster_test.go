@@ -159,11 +159,12 @@ func TestRestartWaitsForTheClock(t *testing.T) {
 }
 
 // gatedFS is the operating system's file system, except that any call on
-// a name containing gate blocks until ctx is done, after closing reached.
+// a name containing gate blocks until release is closed, after closing
+// reached, and then fails as a storage call whose context was cancelled.
 type gatedFS struct {
 	storage.FS
 	gate    string
-	ctx     context.Context
+	release chan struct{}
 	reached chan struct{}
 	once    sync.Once
 }
@@ -173,8 +174,8 @@ func (g *gatedFS) wait(name string) error {
 		return nil
 	}
 	g.once.Do(func() { close(g.reached) })
-	<-g.ctx.Done()
-	return fmt.Errorf("gated %s: %w", name, g.ctx.Err())
+	<-g.release
+	return fmt.Errorf("gated %s: %w", name, context.Canceled)
 }
 
 func (g *gatedFS) Open(name string) (storage.File, error) {
@@ -198,7 +199,7 @@ func TestCancelDuringRestore(t *testing.T) {
 	dir := t.TempDir()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	fs := &gatedFS{FS: storage.OSFS(), gate: "gated-savepoint", ctx: ctx, reached: make(chan struct{})}
+	fs := &gatedFS{FS: storage.OSFS(), gate: "gated-savepoint", release: make(chan struct{}), reached: make(chan struct{})}
 	st, err := storage.Open(ctx, dir, storage.Options{FS: fs})
 	if err != nil {
 		t.Fatal(err)
@@ -212,7 +213,11 @@ func TestCancelDuringRestore(t *testing.T) {
 		Restart:     &scheduler.FixedDelay{Attempts: 3},
 	})
 	<-fs.reached
+	// The storage call fails once the cancel has reached every context
+	// derived from the job's, as a storage that honours the context it
+	// was given does.
 	cancel()
+	close(fs.release)
 	res := <-done
 	if res.Status != scheduler.Canceled || res.Err != nil {
 		t.Fatalf("job ended %s (%v), want CANCELED", res.Status, res.Err)

@@ -83,13 +83,7 @@ func verifyKafka(t *testing.T, c *kafkatest.Cluster, cfg sequence.Config, topic 
 
 func readTopic(t *testing.T, c *kafkatest.Cluster, topic string, committed bool) []string {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	lines, err := kafkatest.ReadAll(ctx, c.Brokers(), topic, committed)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return lines
+	return c.Read(t, topic, committed)
 }
 
 func openTransactions(t *testing.T, c *kafkatest.Cluster) []string {

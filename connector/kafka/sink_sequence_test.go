@@ -39,13 +39,7 @@ func runSequence(t *testing.T, env *weir.Env, args []string) *weir.Result {
 
 func read(t *testing.T, c *kafkatest.Cluster, topic string, committed bool) []string {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	lines, err := kafkatest.ReadAll(ctx, c.Brokers(), topic, committed)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return lines
+	return c.Read(t, topic, committed)
 }
 
 // The sequence job through the exactly-once Kafka sink, failing once

@@ -6,8 +6,10 @@
 package kafkatest
 
 import (
+	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kfake"
 )
@@ -36,3 +38,16 @@ func (c *Cluster) Brokers() []string { return c.ListenAddrs() }
 // BrokerList returns the brokers' addresses as one comma-separated string,
 // the form of a --kafka-brokers flag.
 func (c *Cluster) BrokerList() string { return strings.Join(c.ListenAddrs(), ",") }
+
+// Read is ReadAll on the cluster for a test: it gives up after 30 s and
+// fails the test on an error.
+func (c *Cluster) Read(t testing.TB, topic string, committed bool) []string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	lines, err := ReadAll(ctx, c.Brokers(), topic, committed)
+	if err != nil {
+		t.Fatalf("kafkatest: read %s: %v", topic, err)
+	}
+	return lines
+}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/weir-engine/weir/internal/rest/api"
 	"io"
 	"slices"
 
@@ -77,7 +78,7 @@ func newListCmd(stdout io.Writer) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			slices.SortStableFunc(jobs, func(a, b jobSummary) int {
+			slices.SortStableFunc(jobs, func(a, b api.JobOverview) int {
 				return cmp.Or(cmp.Compare(a.StartTime, b.StartTime), cmp.Compare(a.JID, b.JID))
 			})
 			for _, j := range jobs {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/weir-engine/weir/internal/rest/api"
 	"io"
 	"net/http"
 	"net/url"
@@ -44,19 +45,9 @@ func newJobManager(addr string) *jobManager {
 // close releases the client's idle connections.
 func (jm *jobManager) close() { jm.http.CloseIdleConnections() }
 
-// jobSummary is one job of GET /jobs/overview.
-type jobSummary struct {
-	JID       string `json:"jid"`
-	Name      string `json:"name"`
-	State     string `json:"state"`
-	StartTime int64  `json:"start-time"`
-}
-
 // jobs lists the JobManager's jobs.
-func (jm *jobManager) jobs(ctx context.Context) ([]jobSummary, error) {
-	var out struct {
-		Jobs []jobSummary `json:"jobs"`
-	}
+func (jm *jobManager) jobs(ctx context.Context) ([]api.JobOverview, error) {
+	var out api.MultipleJobsDetails
 	err := jm.call(ctx, http.MethodGet, "/jobs/overview", nil, http.StatusOK, &out)
 	return out.Jobs, err
 }
@@ -69,28 +60,18 @@ func (jm *jobManager) cancel(ctx context.Context, id string) error {
 // triggerSavepoint starts a savepoint of job id into dir ("" for the job's
 // default) and returns its trigger id.
 func (jm *jobManager) triggerSavepoint(ctx context.Context, id, dir string) (string, error) {
-	body := struct {
-		TargetDirectory string `json:"target-directory,omitempty"`
-		CancelJob       bool   `json:"cancel-job"`
-	}{TargetDirectory: dir}
-	return jm.trigger(ctx, "/jobs/"+id+"/savepoints", body)
+	return jm.trigger(ctx, "/jobs/"+id+"/savepoints", api.SavepointRequest{TargetDirectory: dir})
 }
 
 // triggerStop starts stopping job id with a savepoint into dir ("" for the
 // job's default), draining its input first with drain, and returns the
 // trigger id.
 func (jm *jobManager) triggerStop(ctx context.Context, id, dir string, drain bool) (string, error) {
-	body := struct {
-		TargetDirectory string `json:"targetDirectory,omitempty"`
-		Drain           bool   `json:"drain"`
-	}{TargetDirectory: dir, Drain: drain}
-	return jm.trigger(ctx, "/jobs/"+id+"/stop", body)
+	return jm.trigger(ctx, "/jobs/"+id+"/stop", api.StopRequest{TargetDirectory: dir, Drain: drain})
 }
 
 func (jm *jobManager) trigger(ctx context.Context, path string, body any) (string, error) {
-	var out struct {
-		RequestID string `json:"request-id"`
-	}
+	var out api.TriggerResponse
 	if err := jm.call(ctx, http.MethodPost, path, body, http.StatusAccepted, &out); err != nil {
 		return "", err
 	}
@@ -106,18 +87,7 @@ func (jm *jobManager) trigger(ctx context.Context, path string, body any) (strin
 func (jm *jobManager) awaitSavepoint(ctx context.Context, id, trigger string) (string, error) {
 	wait := firstPoll
 	for {
-		var op struct {
-			Status struct {
-				ID string `json:"id"`
-			} `json:"status"`
-			Operation *struct {
-				Location     string `json:"location"`
-				FailureCause *struct {
-					Class      string `json:"class"`
-					StackTrace string `json:"stack-trace"`
-				} `json:"failure-cause"`
-			} `json:"operation"`
-		}
+		var op api.OperationResult
 		if err := jm.call(ctx, http.MethodGet, "/jobs/"+id+"/savepoints/"+trigger, nil, http.StatusOK, &op); err != nil {
 			if ctx.Err() != nil {
 				return "", gaveUp(ctx, trigger)

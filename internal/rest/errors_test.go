@@ -1,6 +1,8 @@
 package rest_test
 
 import (
+	"github.com/weir-engine/weir/internal/rest/api"
+
 	"net/http"
 	"strings"
 	"testing"
@@ -81,9 +83,9 @@ func TestErrors(t *testing.T) {
 
 func TestVersionedPaths(t *testing.T) {
 	ts := serve(t, newFake(), rest.Options{})
-	var o flinkOverview
+	var o api.ClusterOverview
 	ts.get(t, "/v1/overview", &o)
-	var j flinkJobDetails
+	var j api.JobDetails
 	ts.get(t, "/v1/jobs/"+runningID, &j)
 	if o.FlinkVersion != "weir" || j.JID != runningID {
 		t.Errorf("/v1 paths: %+v %+v", o, j)

@@ -1,6 +1,8 @@
 package rest
 
 import (
+	"github.com/weir-engine/weir/internal/rest/api"
+
 	"errors"
 	"fmt"
 	"net/http"
@@ -11,7 +13,7 @@ import (
 
 // overview is GET /overview.
 func (s *Server) overview(*http.Request) (int, any, error) {
-	o := clusterOverview{FlinkVersion: "weir", FlinkCommit: s.commit}
+	o := api.ClusterOverview{FlinkVersion: "weir", FlinkCommit: s.commit}
 	occupied := 0
 	for _, j := range s.d.Jobs() {
 		switch j.State {
@@ -41,9 +43,9 @@ func (s *Server) overview(*http.Request) (int, any, error) {
 
 // jobIDs is GET /jobs.
 func (s *Server) jobIDs(*http.Request) (int, any, error) {
-	out := jobIDsWithStatus{Jobs: []jobIDWithStatus{}}
+	out := api.JobIDsWithStatus{Jobs: []api.JobIDWithStatus{}}
 	for _, j := range s.d.Jobs() {
-		out.Jobs = append(out.Jobs, jobIDWithStatus{ID: j.ID, Status: j.State})
+		out.Jobs = append(out.Jobs, api.JobIDWithStatus{ID: j.ID, Status: j.State})
 	}
 	return http.StatusOK, out, nil
 }
@@ -51,13 +53,13 @@ func (s *Server) jobIDs(*http.Request) (int, any, error) {
 // jobsOverview is GET /jobs/overview.
 func (s *Server) jobsOverview(*http.Request) (int, any, error) {
 	now := s.opts.Clock.Now()
-	out := multipleJobsDetails{Jobs: []jobOverview{}}
+	out := api.MultipleJobsDetails{Jobs: []api.JobOverview{}}
 	for _, j := range s.d.Jobs() {
 		last := millis(j.End)
 		if last < 0 {
 			last = millis(j.Start)
 		}
-		out.Jobs = append(out.Jobs, jobOverview{
+		out.Jobs = append(out.Jobs, api.JobOverview{
 			JID: j.ID, Name: j.Name, State: j.State,
 			StartTime: millis(j.Start), EndTime: millis(j.End), Duration: duration(j, now),
 			LastModification: last,
@@ -74,12 +76,12 @@ func (s *Server) jobDetails(r *http.Request) (int, any, error) {
 		return 0, nil, err
 	}
 	now := s.opts.Clock.Now()
-	d := jobDetails{
+	d := api.JobDetails{
 		JID: j.ID, Name: j.Name, State: j.State,
 		StartTime: millis(j.Start), EndTime: millis(j.End), Duration: duration(j, now),
 		MaxParallelism: -1, Now: now.UnixMilli(),
 		Timestamps:   make(map[string]int64, len(jobStates)),
-		Vertices:     []vertexDetails{},
+		Vertices:     []api.VertexDetails{},
 		StatusCounts: make(map[string]int, len(executionStates)),
 	}
 	// Weir keeps only the start and the end: CREATED is the start, the
@@ -102,12 +104,12 @@ func (s *Server) jobDetails(r *http.Request) (int, any, error) {
 			tasks[st] = 0
 		}
 		tasks[status] += v.Parallelism
-		d.Vertices = append(d.Vertices, vertexDetails{
+		d.Vertices = append(d.Vertices, api.VertexDetails{
 			ID: vertexID(v.ID), Name: v.Name, MaxParallelism: -1, Parallelism: v.Parallelism,
 			Status:    status,
 			StartTime: d.StartTime, EndTime: d.EndTime, Duration: d.Duration,
 			Tasks: tasks,
-			Metrics: ioMetrics{
+			Metrics: api.IOMetrics{
 				ReadRecords: v.RecordsIn, ReadRecordsComplete: true,
 				WriteRecords: v.RecordsOut, WriteRecordsComplete: true,
 			},
@@ -123,14 +125,14 @@ func (s *Server) checkpoints(r *http.Request) (int, any, error) {
 		return 0, nil, err
 	}
 	c := j.Checkpoints
-	out := checkpointingStatistics{
-		Counts: checkpointCounts{
+	out := api.CheckpointingStatistics{
+		Counts: api.CheckpointCounts{
 			Total: c.Completed + c.Failed, Completed: c.Completed, Failed: c.Failed,
 		},
-		History: []completedCheckpoint{},
+		History: []api.CompletedCheckpoint{},
 	}
 	if c.Latest != "" {
-		latest := completedCheckpoint{
+		latest := api.CompletedCheckpoint{
 			Class: "completed", ID: c.LatestID, Status: "COMPLETED",
 			CheckpointType: "CHECKPOINT", ExternalPath: c.Latest,
 			EndToEndDuration: c.LatestDuration.Milliseconds(), StateSize: c.LatestSize, CheckpointedSize: c.LatestUploaded,
@@ -147,9 +149,9 @@ func (s *Server) exceptions(r *http.Request) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	out := jobExceptions{
+	out := api.JobExceptions{
 		AllExceptions:    []struct{}{},
-		ExceptionHistory: exceptionHistory{Entries: []rootException{}},
+		ExceptionHistory: api.ExceptionHistory{Entries: []api.RootException{}},
 	}
 	if j.Failure != "" {
 		at := millis(j.End)
@@ -157,7 +159,7 @@ func (s *Server) exceptions(r *http.Request) (int, any, error) {
 			at = s.opts.Clock.Now().UnixMilli()
 		}
 		out.RootException, out.Timestamp = &j.Failure, &at
-		out.ExceptionHistory.Entries = append(out.ExceptionHistory.Entries, rootException{
+		out.ExceptionHistory.Entries = append(out.ExceptionHistory.Entries, api.RootException{
 			ExceptionName: "error", Stacktrace: j.Failure, Timestamp: at,
 			FailureLabels: map[string]string{}, ConcurrentExceptions: []struct{}{},
 		})

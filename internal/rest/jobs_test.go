@@ -2,6 +2,7 @@ package rest_test
 
 import (
 	"encoding/json"
+	"github.com/weir-engine/weir/internal/rest/api"
 	"net/http"
 	"reflect"
 	"strings"
@@ -10,25 +11,14 @@ import (
 	"github.com/weir-engine/weir/internal/rest"
 )
 
-// The structs below decode answers with Flink's field names, as a tool
-// written for Flink's REST API would.
-
-type flinkOverview struct {
-	TaskManagers   int    `json:"taskmanagers"`
-	SlotsTotal     int    `json:"slots-total"`
-	SlotsAvailable int    `json:"slots-available"`
-	JobsRunning    int    `json:"jobs-running"`
-	JobsFinished   int    `json:"jobs-finished"`
-	JobsCancelled  int    `json:"jobs-cancelled"`
-	JobsFailed     int    `json:"jobs-failed"`
-	FlinkVersion   string `json:"flink-version"`
-}
+// The answers decode into the api types that the server encodes; hasKeys
+// checks, independently of them, that the keys are Flink's.
 
 func TestOverview(t *testing.T) {
 	ts := serve(t, newFake(), rest.Options{})
-	var o flinkOverview
+	var o api.ClusterOverview
 	ts.get(t, "/overview", &o)
-	want := flinkOverview{TaskManagers: 1, SlotsTotal: 3, JobsRunning: 2, JobsFinished: 1, JobsCancelled: 1, JobsFailed: 1, FlinkVersion: "weir"}
+	want := api.ClusterOverview{TaskManagers: 1, SlotsTotal: 3, JobsRunning: 2, JobsFinished: 1, JobsCancelled: 1, JobsFailed: 1, FlinkVersion: "weir"}
 	if o != want {
 		t.Errorf("overview %+v, want %+v", o, want)
 	}
@@ -46,7 +36,7 @@ func (clusterFake) Cluster() rest.ClusterInfo {
 
 func TestOverviewOfACluster(t *testing.T) {
 	ts := serve(t, clusterFake{newFake()}, rest.Options{})
-	var o flinkOverview
+	var o api.ClusterOverview
 	ts.get(t, "/overview", &o)
 	if o.TaskManagers != 3 || o.SlotsTotal != 12 || o.SlotsAvailable != 5 {
 		t.Errorf("overview %+v: want the cluster's 3 TaskManagers, 12 slots, 5 free", o)
@@ -55,12 +45,7 @@ func TestOverviewOfACluster(t *testing.T) {
 
 func TestJobs(t *testing.T) {
 	ts := serve(t, newFake(), rest.Options{})
-	var got struct {
-		Jobs []struct {
-			ID     string `json:"id"`
-			Status string `json:"status"`
-		} `json:"jobs"`
-	}
+	var got api.JobIDsWithStatus
 	ts.get(t, "/jobs", &got)
 	var ids []string
 	for _, j := range got.Jobs {
@@ -81,22 +66,9 @@ func TestNoJobsIsAnEmptyList(t *testing.T) {
 	}
 }
 
-type flinkJobOverview struct {
-	JID              string         `json:"jid"`
-	Name             string         `json:"name"`
-	State            string         `json:"state"`
-	StartTime        int64          `json:"start-time"`
-	EndTime          int64          `json:"end-time"`
-	Duration         int64          `json:"duration"`
-	LastModification int64          `json:"last-modification"`
-	Tasks            map[string]int `json:"tasks"`
-}
-
 func TestJobsOverview(t *testing.T) {
 	ts := serve(t, newFake(), rest.Options{})
-	var got struct {
-		Jobs []flinkJobOverview `json:"jobs"`
-	}
+	var got api.MultipleJobsDetails
 	ts.get(t, "/jobs/overview", &got)
 	if len(got.Jobs) != 5 {
 		t.Fatalf("%d jobs, want 5", len(got.Jobs))
@@ -118,32 +90,9 @@ func TestJobsOverview(t *testing.T) {
 	}
 }
 
-type flinkJobDetails struct {
-	JID        string           `json:"jid"`
-	Name       string           `json:"name"`
-	State      string           `json:"state"`
-	StartTime  int64            `json:"start-time"`
-	EndTime    int64            `json:"end-time"`
-	Duration   int64            `json:"duration"`
-	Now        int64            `json:"now"`
-	Timestamps map[string]int64 `json:"timestamps"`
-	Vertices   []struct {
-		ID          string         `json:"id"`
-		Name        string         `json:"name"`
-		Parallelism int            `json:"parallelism"`
-		Status      string         `json:"status"`
-		Tasks       map[string]int `json:"tasks"`
-		Metrics     struct {
-			ReadRecords  int64 `json:"read-records"`
-			WriteRecords int64 `json:"write-records"`
-		} `json:"metrics"`
-	} `json:"vertices"`
-	StatusCounts map[string]int `json:"status-counts"`
-}
-
 func TestJobDetails(t *testing.T) {
 	ts := serve(t, newFake(), rest.Options{})
-	var j flinkJobDetails
+	var j api.JobDetails
 	ts.get(t, "/jobs/"+runningID, &j)
 	if j.JID != runningID || j.Name != "sequence" || j.State != "RUNNING" || j.StartTime != t0.UnixMilli() ||
 		j.EndTime != -1 || j.Duration != 90000 || j.Now != now.UnixMilli() {
@@ -171,7 +120,7 @@ func TestJobDetails(t *testing.T) {
 	hasKeys(t, "job", r.body, "jid", "name", "isStoppable", "state", "start-time", "end-time",
 		"duration", "maxParallelism", "now", "timestamps", "vertices", "status-counts")
 
-	var done flinkJobDetails
+	var done api.JobDetails
 	ts.get(t, "/jobs/"+finishedID, &done)
 	if done.EndTime != t0.UnixMilli()+1500 || done.Duration != 1500 || done.Timestamps["FINISHED"] != done.EndTime ||
 		done.Vertices[0].Status != "FINISHED" {
@@ -181,25 +130,7 @@ func TestJobDetails(t *testing.T) {
 
 func TestCheckpoints(t *testing.T) {
 	ts := serve(t, newFake(), rest.Options{})
-	type completed struct {
-		ID               int64  `json:"id"`
-		Status           string `json:"status"`
-		ExternalPath     string `json:"external_path"`
-		EndToEndDuration int64  `json:"end_to_end_duration"`
-		StateSize        int64  `json:"state_size"`
-		CheckpointedSize int64  `json:"checkpointed_size"`
-	}
-	var got struct {
-		Counts struct {
-			Total      int `json:"total"`
-			InProgress int `json:"in_progress"`
-			Completed  int `json:"completed"`
-			Failed     int `json:"failed"`
-		} `json:"counts"`
-		Latest struct {
-			Completed *completed `json:"completed"`
-		} `json:"latest"`
-	}
+	var got api.CheckpointingStatistics
 	ts.get(t, "/jobs/"+runningID+"/checkpoints", &got)
 	if got.Counts.Completed != 4 || got.Counts.Failed != 1 || got.Counts.Total != 5 || got.Counts.InProgress != 0 {
 		t.Errorf("counts %+v", got.Counts)
@@ -227,33 +158,21 @@ func TestCheckpoints(t *testing.T) {
 
 func TestExceptions(t *testing.T) {
 	ts := serve(t, newFake(), rest.Options{})
-	type history struct {
-		Entries []struct {
-			ExceptionName string `json:"exceptionName"`
-			Stacktrace    string `json:"stacktrace"`
-			Timestamp     int64  `json:"timestamp"`
-		} `json:"entries"`
-		Truncated bool `json:"truncated"`
-	}
-	var got struct {
-		RootException *string `json:"root-exception"`
-		Timestamp     *int64  `json:"timestamp"`
-		History       history `json:"exceptionHistory"`
-	}
+	var got api.JobExceptions
 	ts.get(t, "/jobs/"+failedID+"/exceptions", &got)
 	const want = "operator \"count\" (subtask 1/2): boom"
 	if got.RootException == nil || *got.RootException != want || got.Timestamp == nil || *got.Timestamp != t0.UnixMilli()+1000 {
 		t.Errorf("exceptions %+v: want root-exception %q at the job's end", got, want)
 	}
-	if len(got.History.Entries) != 1 || got.History.Entries[0].Stacktrace != want {
-		t.Errorf("exceptionHistory %+v", got.History)
+	if len(got.ExceptionHistory.Entries) != 1 || got.ExceptionHistory.Entries[0].Stacktrace != want {
+		t.Errorf("exceptionHistory %+v", got.ExceptionHistory)
 	}
 
 	r := ts.do(t, http.MethodGet, "/jobs/"+runningID+"/exceptions", "")
 	hasKeys(t, "exceptions", r.body, "root-exception", "timestamp", "all-exceptions", "truncated", "exceptionHistory")
 	got.RootException = nil
 	decode(t, r.body, &got)
-	if got.RootException != nil || len(got.History.Entries) != 0 {
+	if got.RootException != nil || len(got.ExceptionHistory.Entries) != 0 {
 		t.Errorf("a running job's exceptions: %s", r.body)
 	}
 }

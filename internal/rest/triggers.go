@@ -1,6 +1,8 @@
 package rest
 
 import (
+	"github.com/weir-engine/weir/internal/rest/api"
+
 	"errors"
 	"fmt"
 	"net/http"
@@ -34,7 +36,7 @@ func (s *Server) triggerSavepoint(r *http.Request) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	var req savepointRequest
+	var req api.SavepointRequest
 	if err := decodeBody(r, &req); err != nil {
 		return 0, nil, err
 	}
@@ -51,7 +53,7 @@ func (s *Server) triggerStop(r *http.Request) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	var req stopRequest
+	var req api.StopRequest
 	if err := decodeBody(r, &req); err != nil {
 		return 0, nil, err
 	}
@@ -95,7 +97,7 @@ func (s *Server) trigger(job, given string, op savepointOp) (int, any, error) {
 	key := triggerKey{job: job, id: id}
 	if _, ok := s.mu.triggers[key]; ok {
 		// A client repeating its trigger id gets the same operation.
-		return http.StatusAccepted, triggerResponse{RequestID: id}, nil
+		return http.StatusAccepted, api.TriggerResponse{RequestID: id}, nil
 	}
 	t := &trigger{}
 	s.mu.triggers[key] = t
@@ -104,7 +106,7 @@ func (s *Server) trigger(job, given string, op savepointOp) (int, any, error) {
 	s.evictLocked()
 	s.wg.Add(1)
 	go s.run(t, job, op)
-	return http.StatusAccepted, triggerResponse{RequestID: id}, nil
+	return http.StatusAccepted, api.TriggerResponse{RequestID: id}, nil
 }
 
 // run performs one operation and records its result.
@@ -173,16 +175,16 @@ func (s *Server) savepointStatus(r *http.Request) (int, any, error) {
 	case !ok:
 		return 0, nil, newError(errNotFound, "no savepoint operation with trigger id %s for job %s", id, job)
 	case !res.done:
-		return http.StatusOK, operationResult{Status: queueStatus{ID: "IN_PROGRESS"}}, nil
+		return http.StatusOK, api.OperationResult{Status: api.QueueStatus{ID: "IN_PROGRESS"}}, nil
 	case res.err != nil:
 		msg := res.err.Error()
-		return http.StatusOK, operationResult{
-			Status:    queueStatus{ID: "COMPLETED"},
-			Operation: &savepointInfo{FailureCause: &failureCause{Class: "error", Message: msg, StackTrace: msg}},
+		return http.StatusOK, api.OperationResult{
+			Status:    api.QueueStatus{ID: "COMPLETED"},
+			Operation: &api.SavepointInfo{FailureCause: &api.FailureCause{Class: "error", Message: msg, StackTrace: msg}},
 		}, nil
 	}
-	return http.StatusOK, operationResult{
-		Status:    queueStatus{ID: "COMPLETED"},
-		Operation: &savepointInfo{Location: res.location},
+	return http.StatusOK, api.OperationResult{
+		Status:    api.QueueStatus{ID: "COMPLETED"},
+		Operation: &api.SavepointInfo{Location: res.location},
 	}, nil
 }

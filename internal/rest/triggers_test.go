@@ -3,6 +3,7 @@ package rest_test
 import (
 	"context"
 	"fmt"
+	"github.com/weir-engine/weir/internal/rest/api"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -10,20 +11,6 @@ import (
 
 	"github.com/weir-engine/weir/internal/rest"
 )
-
-// flinkOperation is Flink's AsynchronousOperationResult of a savepoint.
-type flinkOperation struct {
-	Status struct {
-		ID string `json:"id"`
-	} `json:"status"`
-	Operation *struct {
-		Location     string `json:"location"`
-		FailureCause *struct {
-			Class      string `json:"class"`
-			StackTrace string `json:"stack-trace"`
-		} `json:"failure-cause"`
-	} `json:"operation"`
-}
 
 // trigger posts body to path and returns the request-id of the 202.
 func (ts *testServer) trigger(t *testing.T, path, body string) string {
@@ -33,9 +20,7 @@ func (ts *testServer) trigger(t *testing.T, path, body string) string {
 		t.Fatalf("POST %s %s: %d %s, want 202", path, body, r.status, r.body)
 	}
 	hasKeys(t, "trigger response", r.body, "request-id")
-	var tr struct {
-		RequestID string `json:"request-id"`
-	}
+	var tr api.TriggerResponse
 	decode(t, r.body, &tr)
 	if len(tr.RequestID) != 32 || strings.Trim(tr.RequestID, "0123456789abcdef") != "" {
 		t.Fatalf("request-id %q: want 32 lower-case hex characters", tr.RequestID)
@@ -43,9 +28,9 @@ func (ts *testServer) trigger(t *testing.T, path, body string) string {
 	return tr.RequestID
 }
 
-func (ts *testServer) status(t *testing.T, job, trigger string) flinkOperation {
+func (ts *testServer) status(t *testing.T, job, trigger string) api.OperationResult {
 	t.Helper()
-	var op flinkOperation
+	var op api.OperationResult
 	ts.get(t, "/jobs/"+job+"/savepoints/"+trigger, &op)
 	return op
 }
@@ -90,7 +75,7 @@ func TestSavepointInProgressThenCompleted(t *testing.T) {
 	}
 
 	g.release <- nil
-	var op flinkOperation
+	var op api.OperationResult
 	waitFor(t, "COMPLETED", func() bool { op = ts.status(t, runningID, id); return op.Status.ID == "COMPLETED" })
 	if op.Operation == nil || op.Operation.Location != "file:///sp/sps/savepoint-1" || op.Operation.FailureCause != nil {
 		t.Errorf("completed: %+v, want the location", op.Operation)
@@ -108,7 +93,7 @@ func TestSavepointFails(t *testing.T) {
 	id := ts.trigger(t, "/jobs/"+runningID+"/savepoints", "")
 	<-g.started
 	g.release <- fmt.Errorf("writing savepoint: %w", errBoom)
-	var op flinkOperation
+	var op api.OperationResult
 	waitFor(t, "COMPLETED", func() bool { op = ts.status(t, runningID, id); return op.Status.ID == "COMPLETED" })
 	if op.Operation == nil || op.Operation.FailureCause == nil || op.Operation.Location != "" {
 		t.Fatalf("failed operation: %+v, want a failure-cause and no location", op.Operation)
@@ -145,7 +130,7 @@ func TestStop(t *testing.T) {
 		f := newFake()
 		ts := serve(t, f, rest.Options{})
 		id := ts.trigger(t, "/jobs/"+runningID+"/stop", tt.body)
-		var op flinkOperation
+		var op api.OperationResult
 		waitFor(t, "COMPLETED", func() bool { op = ts.status(t, runningID, id); return op.Status.ID == "COMPLETED" })
 		c := f.calls()
 		if len(c) != 1 || c[0].id != runningID || c[0].dir != tt.dir || !c[0].stop || c[0].drain != tt.drain {

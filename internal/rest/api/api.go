@@ -1,12 +1,12 @@
-package rest
+// Package api defines the JSON bodies of Weir's REST API, once: the
+// server in internal/rest encodes them, the CLI's client and the tests
+// decode them. Field names are Flink's (its rest_v1_dispatcher.yml and the
+// serializers of its REST messages), so that tools written for Flink's
+// REST API read Weir's.
+package api
 
-// The JSON bodies of the API, with Flink's field names (see Flink's
-// rest_v1_dispatcher.yml and the serializers of its REST messages). They
-// are unexported: a client decodes what it needs into its own types, as
-// clients of Flink do.
-
-// clusterOverview is Flink's ClusterOverviewWithVersion (GET /overview).
-type clusterOverview struct {
+// ClusterOverview is Flink's ClusterOverviewWithVersion (GET /overview).
+type ClusterOverview struct {
 	TaskManagers   int    `json:"taskmanagers"`
 	SlotsTotal     int    `json:"slots-total"`
 	SlotsAvailable int    `json:"slots-available"`
@@ -18,24 +18,25 @@ type clusterOverview struct {
 	FlinkCommit    string `json:"flink-commit"`
 }
 
-// jobIDsWithStatus is Flink's JobIdsWithStatusOverview (GET /jobs).
-type jobIDsWithStatus struct {
-	Jobs []jobIDWithStatus `json:"jobs"`
+// JobIDsWithStatus is Flink's JobIdsWithStatusOverview (GET /jobs).
+type JobIDsWithStatus struct {
+	Jobs []JobIDWithStatus `json:"jobs"`
 }
 
-type jobIDWithStatus struct {
+// JobIDWithStatus is one job of JobIDsWithStatus.
+type JobIDWithStatus struct {
 	ID     string `json:"id"`
 	Status string `json:"status"`
 }
 
-// multipleJobsDetails is Flink's MultipleJobsDetails (GET /jobs/overview).
-type multipleJobsDetails struct {
-	Jobs []jobOverview `json:"jobs"`
+// MultipleJobsDetails is Flink's MultipleJobsDetails (GET /jobs/overview).
+type MultipleJobsDetails struct {
+	Jobs []JobOverview `json:"jobs"`
 }
 
-// jobOverview is Flink's JobDetails: one job of /jobs/overview. Tasks
+// JobOverview is Flink's JobDetails: one job of /jobs/overview. Tasks
 // counts subtasks by lower-case execution state, and "total".
-type jobOverview struct {
+type JobOverview struct {
 	JID              string         `json:"jid"`
 	Name             string         `json:"name"`
 	State            string         `json:"state"`
@@ -46,8 +47,8 @@ type jobOverview struct {
 	Tasks            map[string]int `json:"tasks"`
 }
 
-// jobDetails is Flink's JobDetailsInfo (GET /jobs/:jobid).
-type jobDetails struct {
+// JobDetails is Flink's JobDetailsInfo (GET /jobs/:jobid).
+type JobDetails struct {
 	JID            string           `json:"jid"`
 	Name           string           `json:"name"`
 	IsStoppable    bool             `json:"isStoppable"`
@@ -58,13 +59,13 @@ type jobDetails struct {
 	MaxParallelism int              `json:"maxParallelism"`
 	Now            int64            `json:"now"`
 	Timestamps     map[string]int64 `json:"timestamps"`
-	Vertices       []vertexDetails  `json:"vertices"`
+	Vertices       []VertexDetails  `json:"vertices"`
 	StatusCounts   map[string]int   `json:"status-counts"`
 }
 
-// vertexDetails is one vertex of jobDetails. Tasks counts subtasks by
+// VertexDetails is one vertex of JobDetails. Tasks counts subtasks by
 // execution state.
-type vertexDetails struct {
+type VertexDetails struct {
 	ID             string         `json:"id"`
 	Name           string         `json:"name"`
 	MaxParallelism int            `json:"maxParallelism"`
@@ -74,11 +75,11 @@ type vertexDetails struct {
 	EndTime        int64          `json:"end-time"`
 	Duration       int64          `json:"duration"`
 	Tasks          map[string]int `json:"tasks"`
-	Metrics        ioMetrics      `json:"metrics"`
+	Metrics        IOMetrics      `json:"metrics"`
 }
 
-// ioMetrics is Flink's IOMetricsInfo.
-type ioMetrics struct {
+// IOMetrics is Flink's IOMetricsInfo.
+type IOMetrics struct {
 	ReadBytes            int64 `json:"read-bytes"`
 	ReadBytesComplete    bool  `json:"read-bytes-complete"`
 	WriteBytes           int64 `json:"write-bytes"`
@@ -89,15 +90,16 @@ type ioMetrics struct {
 	WriteRecordsComplete bool  `json:"write-records-complete"`
 }
 
-// checkpointingStatistics is Flink's CheckpointingStatistics (GET
+// CheckpointingStatistics is Flink's CheckpointingStatistics (GET
 // /jobs/:jobid/checkpoints), without the summary Weir does not measure.
-type checkpointingStatistics struct {
-	Counts  checkpointCounts      `json:"counts"`
-	Latest  latestCheckpoints     `json:"latest"`
-	History []completedCheckpoint `json:"history"`
+type CheckpointingStatistics struct {
+	Counts  CheckpointCounts      `json:"counts"`
+	Latest  LatestCheckpoints     `json:"latest"`
+	History []CompletedCheckpoint `json:"history"`
 }
 
-type checkpointCounts struct {
+// CheckpointCounts is Flink's CheckpointingStatistics.Counts.
+type CheckpointCounts struct {
 	Restored   int `json:"restored"`
 	Total      int `json:"total"`
 	InProgress int `json:"in_progress"`
@@ -105,17 +107,17 @@ type checkpointCounts struct {
 	Failed     int `json:"failed"`
 }
 
-// latestCheckpoints is Flink's LatestCheckpoints; what is unknown is null.
-type latestCheckpoints struct {
-	Completed *completedCheckpoint `json:"completed"`
-	Savepoint *completedCheckpoint `json:"savepoint"`
+// LatestCheckpoints is Flink's LatestCheckpoints; what is unknown is null.
+type LatestCheckpoints struct {
+	Completed *CompletedCheckpoint `json:"completed"`
+	Savepoint *CompletedCheckpoint `json:"savepoint"`
 	Failed    *struct{}            `json:"failed"`
 	Restored  *struct{}            `json:"restored"`
 }
 
-// completedCheckpoint is Flink's CompletedCheckpointStatistics, with its
+// CompletedCheckpoint is Flink's CompletedCheckpointStatistics, with its
 // type discriminator "@class".
-type completedCheckpoint struct {
+type CompletedCheckpoint struct {
 	Class          string `json:"@class"`
 	ID             int64  `json:"id"`
 	Status         string `json:"status"`
@@ -130,24 +132,26 @@ type completedCheckpoint struct {
 	CheckpointedSize int64 `json:"checkpointed_size"`
 }
 
-// jobExceptions is Flink's JobExceptionsInfoWithHistory (GET
+// JobExceptions is Flink's JobExceptionsInfoWithHistory (GET
 // /jobs/:jobid/exceptions); root-exception and timestamp are null for a
 // job that did not fail.
-type jobExceptions struct {
+type JobExceptions struct {
 	RootException    *string          `json:"root-exception"`
 	Timestamp        *int64           `json:"timestamp"`
 	AllExceptions    []struct{}       `json:"all-exceptions"`
 	Truncated        bool             `json:"truncated"`
-	ExceptionHistory exceptionHistory `json:"exceptionHistory"`
+	ExceptionHistory ExceptionHistory `json:"exceptionHistory"`
 }
 
-type exceptionHistory struct {
-	Entries   []rootException `json:"entries"`
+// ExceptionHistory is Flink's JobExceptionHistory: the failures of the
+// job, latest first.
+type ExceptionHistory struct {
+	Entries   []RootException `json:"entries"`
 	Truncated bool            `json:"truncated"`
 }
 
-// rootException is Flink's RootExceptionInfo.
-type rootException struct {
+// RootException is Flink's RootExceptionInfo.
+type RootException struct {
 	ExceptionName        string            `json:"exceptionName"`
 	Stacktrace           string            `json:"stacktrace"`
 	Timestamp            int64             `json:"timestamp"`
@@ -156,48 +160,49 @@ type rootException struct {
 	ConcurrentExceptions []struct{}        `json:"concurrentExceptions"`
 }
 
-// savepointRequest is Flink's SavepointTriggerRequestBody.
-type savepointRequest struct {
-	TargetDirectory string `json:"target-directory"`
+// SavepointRequest is Flink's SavepointTriggerRequestBody.
+type SavepointRequest struct {
+	TargetDirectory string `json:"target-directory,omitempty"`
 	CancelJob       bool   `json:"cancel-job"`
-	TriggerID       string `json:"triggerId"`
-	FormatType      string `json:"formatType"`
+	TriggerID       string `json:"triggerId,omitempty"`
+	FormatType      string `json:"formatType,omitempty"`
 }
 
-// stopRequest is Flink's StopWithSavepointRequestBody.
-type stopRequest struct {
-	TargetDirectory string `json:"targetDirectory"`
+// StopRequest is Flink's StopWithSavepointRequestBody.
+type StopRequest struct {
+	TargetDirectory string `json:"targetDirectory,omitempty"`
 	Drain           bool   `json:"drain"`
-	TriggerID       string `json:"triggerId"`
-	FormatType      string `json:"formatType"`
+	TriggerID       string `json:"triggerId,omitempty"`
+	FormatType      string `json:"formatType,omitempty"`
 }
 
-// triggerResponse is Flink's TriggerResponse.
-type triggerResponse struct {
+// TriggerResponse is Flink's TriggerResponse.
+type TriggerResponse struct {
 	RequestID string `json:"request-id"`
 }
 
-// operationResult is Flink's AsynchronousOperationResult of a savepoint:
+// OperationResult is Flink's AsynchronousOperationResult of a savepoint:
 // operation is null while the status is IN_PROGRESS.
-type operationResult struct {
-	Status    queueStatus    `json:"status"`
-	Operation *savepointInfo `json:"operation"`
+type OperationResult struct {
+	Status    QueueStatus    `json:"status"`
+	Operation *SavepointInfo `json:"operation"`
 }
 
-type queueStatus struct {
+// QueueStatus is Flink's QueueStatus: IN_PROGRESS or COMPLETED.
+type QueueStatus struct {
 	ID string `json:"id"`
 }
 
-// savepointInfo is Flink's SavepointInfo: the location, or the cause of
+// SavepointInfo is Flink's SavepointInfo: the location, or the cause of
 // the failure.
-type savepointInfo struct {
+type SavepointInfo struct {
 	Location     string        `json:"location,omitempty"`
-	FailureCause *failureCause `json:"failure-cause,omitempty"`
+	FailureCause *FailureCause `json:"failure-cause,omitempty"`
 }
 
-// failureCause is Flink's SerializedThrowable as JSON, without the Java
+// FailureCause is Flink's SerializedThrowable as JSON, without the Java
 // serialized form.
-type failureCause struct {
+type FailureCause struct {
 	Class      string `json:"class"`
 	Message    string `json:"message"`
 	StackTrace string `json:"stack-trace"`

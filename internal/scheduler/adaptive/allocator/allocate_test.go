@@ -104,7 +104,7 @@ func TestAllocate(t *testing.T) {
 			want: "par v0=2 | 0/0@a/0 0/1@b/0",
 		},
 		{
-			name: "the TaskManager with more of the key groups wins",
+			name:     "the TaskManager with more of the key groups wins",
 			vertices: []allocator.Vertex{{ID: 0, Max: 1, MaxParallelism: 128}},
 			res: allocator.Resources{
 				Slots: tmSlots("a", 1, "b", 1),
@@ -116,7 +116,7 @@ func TestAllocate(t *testing.T) {
 			want: "par v0=1 | 0/0@b/0",
 		},
 		{
-			name: "state on a TaskManager without slots is ignored",
+			name:     "state on a TaskManager without slots is ignored",
 			vertices: []allocator.Vertex{{ID: 0, Max: 1, MaxParallelism: 128}},
 			res: allocator.Resources{
 				Slots: tmSlots("a", 1, "b", 1),

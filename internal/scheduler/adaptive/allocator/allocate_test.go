@@ -86,8 +86,14 @@ func TestAllocate(t *testing.T) {
 			err:      allocator.ErrNotEnoughSlots,
 		},
 		{
-			name:     "bounds above the max parallelism",
+			name:     "lower bound above the max parallelism",
 			vertices: []allocator.Vertex{{ID: 0, Min: 3, MaxParallelism: 2}},
+			res:      allocator.Resources{Slots: tmSlots("a", 4)},
+			err:      allocator.ErrInvalidVertex,
+		},
+		{
+			name:     "upper bound above the max parallelism",
+			vertices: []allocator.Vertex{{ID: 0, Max: 2, MaxParallelism: 1}},
 			res:      allocator.Resources{Slots: tmSlots("a", 4)},
 			err:      allocator.ErrInvalidVertex,
 		},

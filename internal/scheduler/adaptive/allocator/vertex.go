@@ -54,6 +54,9 @@ func Validate(vs []Vertex) error {
 		if v.Min < 0 || v.Max < 0 {
 			return fmt.Errorf("%w: vertex %d: negative bounds [%d, %d]", ErrInvalidVertex, v.ID, v.Min, v.Max)
 		}
+		if v.Max > v.MaxParallelism {
+			return fmt.Errorf("%w: vertex %d: upper bound %d above max parallelism %d", ErrInvalidVertex, v.ID, v.Max, v.MaxParallelism)
+		}
 		if v.Lower() > v.Upper() {
 			return fmt.Errorf("%w: vertex %d: lower bound %d above upper bound %d (max %d, max parallelism %d)",
 				ErrInvalidVertex, v.ID, v.Lower(), v.Upper(), v.Max, v.MaxParallelism)

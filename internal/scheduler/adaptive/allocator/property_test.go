@@ -137,3 +137,44 @@ func TestAllocateDeterministic(t *testing.T) {
 		}
 	})
 }
+
+// TestAllocateKeepsLocalState checks local recovery: when the job runs
+// again at the same parallelism in the same slots, and the TaskManagers
+// report the key groups an earlier placement (any one) left them, every
+// subtask goes back to the TaskManager that holds its key groups.
+func TestAllocateKeepsLocalState(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		var vs []allocator.Vertex
+		for i := range rapid.IntRange(1, 3).Draw(t, "vertices") {
+			vs = append(vs, allocator.Vertex{ID: i, Max: rapid.IntRange(1, 6).Draw(t, "max"), MaxParallelism: 128})
+		}
+		var free []slots.ID
+		for _, tm := range []string{"a", "b", "c"} {
+			for i := range rapid.IntRange(0, 3).Draw(t, "slots") {
+				free = append(free, slots.ID{TaskManager: tm, Index: i})
+			}
+		}
+		par, err := allocator.Parallelism(vs, len(free))
+		if err != nil {
+			t.Skip("no slots")
+		}
+		// An earlier placement: shared slot i in a random slot.
+		earlier := rapid.Permutation(free).Draw(t, "earlier")
+		var res allocator.Resources
+		res.Slots = free
+		for _, v := range vs {
+			for i := range par[v.ID] {
+				res.Local = append(res.Local, allocator.Local{TaskManager: earlier[i].TaskManager, Vertex: v.ID, KeyGroups: keygroup.RangeFor(128, par[v.ID], i)})
+			}
+		}
+		plan, err := allocator.Allocate(vs, res)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, a := range plan.Deploy.Assignments {
+			if want := earlier[a.Subtask].TaskManager; a.Slot.TaskManager != want {
+				t.Fatalf("subtask %d/%d placed on %s, its key groups are on %s", a.Vertex, a.Subtask, a.Slot.TaskManager, want)
+			}
+		}
+	})
+}

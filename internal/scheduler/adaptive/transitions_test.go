@@ -43,7 +43,7 @@ func event(ev any) step { return func(h *harness) { h.step(ev) } }
 func advance(d time.Duration) step { return func(h *harness) { h.tick(d) } }
 
 var (
-	errBoom          = errors.New("boom")
+	errBoom       = errors.New("boom")
 	unrecoverable = scheduler.ErrUnrecoverable
 	// executing deploys a job of one vertex at parallelism 2.
 	executing = []step{pool(2), start, graphCreated(nil), report(0, scheduler.ExecRunning, nil), report(1, scheduler.ExecRunning, nil)}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/weir-engine/weir/internal/scheduler"
 	"github.com/weir-engine/weir/internal/scheduler/adaptive/allocator"
+	"github.com/weir-engine/weir/internal/scheduler/slots"
 )
 
 // State is one state of the scheduler. Handle applies an event and returns
@@ -45,6 +46,8 @@ type Resources interface {
 	// Reserve commits a plan for a new generation; it fails when a slot
 	// of the plan left the pool.
 	Reserve(allocator.Plan) error
+	// Lost returns the slots of a plan that left the pool.
+	Lost(allocator.Plan) []slots.ID
 }
 
 // Timers schedule timeouts.

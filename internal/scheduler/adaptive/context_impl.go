@@ -7,6 +7,7 @@ import (
 
 	"github.com/weir-engine/weir/internal/scheduler"
 	"github.com/weir-engine/weir/internal/scheduler/adaptive/allocator"
+	"github.com/weir-engine/weir/internal/scheduler/slots"
 )
 
 // The Scheduler is the states' Context: it answers from the job's slot
@@ -27,6 +28,17 @@ func (s *Scheduler) HasDesiredResources() bool {
 
 // Reserve implements Resources.
 func (s *Scheduler) Reserve(p allocator.Plan) error { return s.pool.Reserve(p) }
+
+// Lost implements Resources.
+func (s *Scheduler) Lost(p allocator.Plan) []slots.ID {
+	var lost []slots.ID
+	for _, id := range p.Slots() {
+		if !s.pool.Has(id) {
+			lost = append(lost, id)
+		}
+	}
+	return lost
+}
 
 // ScheduleTimeout implements Timers.
 func (s *Scheduler) ScheduleTimeout(kind TimeoutKind, at time.Time) Timeout {

@@ -1,6 +1,7 @@
 package adaptive
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
@@ -8,10 +9,14 @@ import (
 	"github.com/weir-engine/weir/internal/scheduler/adaptive/allocator"
 )
 
+// ErrSlotLost is the failure of a generation that lost a slot it runs in
+// (its TaskManager left).
+var ErrSlotLost = errors.New("adaptive: slot lost")
+
 // executing runs a deployed generation.
 //
-// A failed (or unexpectedly cancelled) subtask, or a scheduler.GlobalFailure,
-// restarts the whole job per the restart strategy (restartOrFail). When
+// A failed (or unexpectedly cancelled) subtask, a lost slot (ErrSlotLost)
+// or a scheduler.GlobalFailure restarts the whole job per the restart strategy (restartOrFail). When
 // every subtask finished the job is FINISHED. scheduler.Cancel moves to
 // Canceling, StopWithSavepoint to StopWithSavepoint.
 //
@@ -70,6 +75,12 @@ func (x *executing) Handle(ctx Context, ev any) State {
 	case StopWithSavepoint:
 		return newStopWithSavepoint(ctx, x.graph, e.Drain)
 	case ResourcesChanged:
+		if lost := ctx.Lost(x.graph.Plan); len(lost) > 0 {
+			// The subtasks there are gone, whether or not their failure
+			// was reported yet: a failure, which the restart strategy
+			// paces, not a rescale.
+			return restartOrFail(ctx, x.graph, fmt.Errorf("%w: %v", ErrSlotLost, lost), e.Now)
+		}
 		return x.considerRescale(ctx, e.Now)
 	case RequirementsChanged:
 		return x.considerRescale(ctx, e.Now)
@@ -98,8 +109,7 @@ func (x *executing) Handle(ctx Context, ev any) State {
 func (x *executing) considerRescale(ctx Context, now time.Time) State {
 	plan, err := ctx.Plan()
 	if err != nil {
-		// Below the minimum: the subtasks in the lost slots fail, and the
-		// restart waits for slots.
+		// Bounds raised above the slots held: the job runs on as it is.
 		return x
 	}
 	d := decideRescale(ctx.Options().Rescale, x.graph.Plan.Parallelism, plan.Parallelism, x.since, now)

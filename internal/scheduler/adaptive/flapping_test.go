@@ -1,6 +1,7 @@
 package adaptive_test
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"testing"
@@ -59,14 +60,18 @@ func (c *cluster) act(a any) {
 	case scheduler.Deploy:
 		c.deploys++
 		c.running = make(map[scheduler.ExecutionID]slots.ID)
+		lost := false
 		for _, as := range a.Plan.Assignments {
 			id := scheduler.ExecutionID{Vertex: as.Vertex, Subtask: as.Subtask}
 			c.running[id] = as.Slot
 			state := scheduler.ExecRunning
 			if c.tms[as.Slot.TaskManager] <= as.Slot.Index {
-				state = scheduler.ExecFailed // deployed to a TaskManager that just left
+				state, lost = scheduler.ExecFailed, true // deployed to a slot that just left
 			}
 			c.queue = append(c.queue, c.report(id, state))
+		}
+		if lost {
+			c.failures++
 		}
 	case scheduler.CancelTasks:
 		for _, id := range a.IDs {
@@ -82,15 +87,23 @@ func (c *cluster) act(a any) {
 func (c *cluster) report(id scheduler.ExecutionID, st scheduler.ExecutionState) scheduler.TaskState {
 	ev := scheduler.TaskState{ID: id, Generation: c.gen, State: st, Now: c.now}
 	if st == scheduler.ExecFailed {
-		c.failures++
 		ev.Err = fmt.Errorf("%v lost", c.running[id].TaskManager)
 	}
 	return ev
 }
 
-// setTM makes a TaskManager join with n slots, or leave (n = 0): its
-// subtasks fail.
+// setTM makes a TaskManager offer n slots (0: it left): the subtasks in
+// slots it no longer offers fail, which counts as one failure.
 func (c *cluster) setTM(tm string, n int) {
+	var lost []scheduler.ExecutionID
+	for id, slot := range c.running {
+		if slot.TaskManager == tm && slot.Index >= n {
+			lost = append(lost, id)
+		}
+	}
+	if len(lost) > 0 {
+		c.failures++
+	}
 	c.tms[tm] = n
 	ev := adaptive.ResourcesChanged{Now: c.now}
 	for _, name := range slices.Sorted(func(yield func(string) bool) {
@@ -105,12 +118,9 @@ func (c *cluster) setTM(tm string, n int) {
 		}
 	}
 	c.step(ev)
-	if n == 0 {
-		for id, slot := range c.running {
-			if slot.TaskManager == tm {
-				c.step(c.report(id, scheduler.ExecFailed))
-			}
-		}
+	slices.SortFunc(lost, func(a, b scheduler.ExecutionID) int { return cmp.Or(a.Vertex-b.Vertex, a.Subtask-b.Subtask) })
+	for _, id := range lost {
+		c.step(c.report(id, scheduler.ExecFailed))
 	}
 }
 

@@ -23,7 +23,8 @@ type rescaleDecision struct {
 //     are judged then, so slots that came and went meanwhile count for
 //     nothing);
 //   - some vertex grows by at least MinParallelismIncrease, or some vertex
-//     must shrink (its bounds were lowered, or its slots are gone): rescale;
+//     must shrink (its bounds were lowered; lost slots are a failure, not
+//     a rescale): rescale;
 //   - otherwise, with MaxDelay set, rescale once MaxDelay has passed since
 //     since, and ask again then.
 func decideRescale(o RescaleOptions, cur, next map[int]int, since, now time.Time) rescaleDecision {

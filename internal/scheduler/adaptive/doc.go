@@ -41,6 +41,10 @@
 //	   ▼                                                   ▼  ▼
 //	Finished: FINISHED (all subtasks finished), FAILED, CANCELED
 //
+// A slot of the running generation that leaves the pool (its TaskManager
+// was lost) is a failure of Executing, whether or not its subtasks'
+// failures were reported yet, so the restart strategy paces it.
+//
 // Every state but Finished takes scheduler.Cancel (Created,
 // WaitingForResources and CreatingExecutionGraph end CANCELED at once; the
 // others go through Canceling). A failure of CreatingExecutionGraph (the

@@ -10,11 +10,21 @@
 // checkpoint); otherwise the job fails. The job finishes when every task
 // has. Reports carry the generation they belong to, so late reports of a
 // cancelled generation are ignored.
+//
+// The slots are the job's: those given at Start and offered later
+// (SlotsOffered), less those of TaskManagers that were lost
+// (TaskManagerLost). A lost TaskManager fails the executions it ran at
+// once, as a task failure does. Every generation is placed anew in the
+// slots the job has then, so a restart after a lost TaskManager runs on
+// the remaining ones. When they are too few, a job started with
+// WaitForSlots waits (AwaitResources) for SlotsOffered or a
+// ResourceTimeout; otherwise it fails at once.
 package scheduler
 
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/weir-engine/weir/internal/scheduler/slots"
@@ -64,8 +74,24 @@ func (id ExecutionID) String() string { return fmt.Sprintf("%d/%d", id.Vertex, i
 
 // Events.
 type (
-	// Start asks to schedule the job into the free slots.
-	Start struct{ Free []slots.ID }
+	// Start asks to schedule the job into the free slots (and any offered
+	// before). With WaitForSlots a job whose slots are too few waits for
+	// more, at the start and at every restart; without, it fails.
+	Start struct {
+		Free         []slots.ID
+		WaitForSlots bool
+	}
+	// SlotsOffered gives the job more slots.
+	SlotsOffered struct{ Slots []slots.ID }
+	// TaskManagerLost takes the slots of a TaskManager away and fails the
+	// executions that ran there.
+	TaskManagerLost struct {
+		TaskManager, Reason string
+		Now                 time.Time
+	}
+	// ResourceTimeout ends the wait for the slots of Generation (see
+	// AwaitResources): the job fails.
+	ResourceTimeout struct{ Generation int }
 	// TaskState reports a subtask's new state (Err for ExecFailed).
 	TaskState struct {
 		ID         ExecutionID
@@ -107,6 +133,13 @@ type (
 		Generation int
 		Cause      error
 	}
+	// AwaitResources says that Generation waits for slots: Err says how
+	// many it needs and has. The caller bounds the wait with a
+	// ResourceTimeout.
+	AwaitResources struct {
+		Generation int
+		Err        error
+	}
 	// CancelTasks cancels running subtasks.
 	CancelTasks struct{ IDs []ExecutionID }
 	// Terminated reports the job's final state.
@@ -120,13 +153,24 @@ type (
 // job asking for it.
 var ErrTaskCanceled = errors.New("scheduler: task canceled unexpectedly")
 
+// ErrTaskManagerLost is the failure of a task whose TaskManager was lost.
+var ErrTaskManagerLost = errors.New("scheduler: TaskManager lost")
+
 // Scheduler is the state machine of one job.
 type Scheduler struct {
-	reqs       []slots.Request
-	restart    RestartStrategy
-	plan       slots.Plan
-	generation int
-	delay      time.Duration
+	reqs    []slots.Request
+	restart RestartStrategy
+	// free is every slot the job has; plan the placement of the current
+	// generation within them.
+	free []slots.ID
+	plan slots.Plan
+	// waitForSlots is Start's; waiting is set while a generation waits
+	// for slots, waitErr says for how many.
+	waitForSlots bool
+	waiting      bool
+	waitErr      error
+	generation   int
+	delay        time.Duration
 	// stopping is set by Stop: the job finishes once all tasks ended.
 	stopping bool
 	status   JobStatus
@@ -181,6 +225,18 @@ func (s *Scheduler) Step(ev any) {
 	switch e := ev.(type) {
 	case Start:
 		s.start(e)
+	case SlotsOffered:
+		s.free = append(s.free, e.Slots...)
+		if s.waiting {
+			s.place()
+		}
+	case TaskManagerLost:
+		s.taskManagerLost(e)
+	case ResourceTimeout:
+		if s.waiting && e.Generation == s.pendingGeneration() {
+			s.failure = s.waitErr
+			s.terminate(Failed)
+		}
 	case TaskState:
 		s.taskState(e)
 	case Cancel:
@@ -201,14 +257,43 @@ func (s *Scheduler) Step(ev any) {
 }
 
 func (s *Scheduler) start(e Start) {
-	if s.status != Created {
+	if s.status != Created || s.waiting {
 		return
 	}
-	plan, err := slots.Allocate(s.reqs, e.Free)
-	if err != nil {
+	s.free = append(s.free, e.Free...)
+	s.waitForSlots = e.WaitForSlots
+	s.place()
+}
+
+// pendingGeneration is the generation that is deployed next.
+func (s *Scheduler) pendingGeneration() int {
+	if s.status == Created {
+		return s.generation
+	}
+	return s.generation + 1
+}
+
+// place deploys the next generation (the first, or a restart) into the
+// job's slots, or waits for more, or fails the job for want of them.
+func (s *Scheduler) place() {
+	plan, err := slots.Allocate(s.reqs, s.free)
+	switch {
+	case err != nil && s.waitForSlots:
+		s.waitErr = err
+		if !s.waiting {
+			s.waiting = true
+			s.ready = append(s.ready, AwaitResources{Generation: s.pendingGeneration(), Err: err})
+		}
+		return
+	case err != nil:
 		s.failure = err
 		s.terminate(Failed)
 		return
+	}
+	s.waiting, s.waitErr = false, nil
+	if s.status == Restarting {
+		s.generation++
+		s.failure = nil
 	}
 	s.plan = plan
 	s.deploy()
@@ -223,12 +308,32 @@ func (s *Scheduler) deploy() {
 }
 
 func (s *Scheduler) redeploy() {
-	if s.status != Restarting || !s.allTerminal() {
+	if s.status != Restarting || !s.allTerminal() || s.waiting {
 		return
 	}
-	s.generation++
-	s.failure = nil
-	s.deploy()
+	s.place()
+}
+
+// taskManagerLost drops the TaskManager's slots and fails the executions
+// of the current generation that ran there, all at once.
+func (s *Scheduler) taskManagerLost(e TaskManagerLost) {
+	s.free = slices.DeleteFunc(s.free, func(id slots.ID) bool { return id.TaskManager == e.TaskManager })
+	lost := false
+	for _, a := range s.plan.Assignments {
+		id := ExecutionID{a.Vertex, a.Subtask}
+		if st := s.execs[id]; a.Slot.TaskManager == e.TaskManager && !st.Terminal() && st != ExecCreated {
+			s.execs[id] = ExecFailed
+			lost = true
+		}
+	}
+	if s.waiting {
+		// Keep the count of free slots in waitErr current.
+		s.place()
+	}
+	if lost {
+		s.taskFailed(fmt.Errorf("%w: %s: %s", ErrTaskManagerLost, e.TaskManager, e.Reason), e.Now)
+		s.settle()
+	}
 }
 
 func (s *Scheduler) taskState(e TaskState) {
@@ -247,24 +352,27 @@ func (s *Scheduler) taskState(e TaskState) {
 		// restart fixes it.
 		s.failure, s.status = e.Err, Failing
 	}
-	if s.status == Running {
-		var cause error
-		switch e.State {
-		case ExecFailed:
-			cause = e.Err
-		case ExecCanceled:
-			cause = fmt.Errorf("%w: subtask %v", ErrTaskCanceled, e.ID)
-		}
-		switch {
-		case cause != nil && s.stopping:
-			s.failure = fmt.Errorf("scheduler: a subtask failed while the job stopped after its savepoint: %w", cause)
-			s.status = Failing
-			s.cancelRemaining()
-		case cause != nil:
-			s.fail(cause, e.Now)
-		}
+	switch e.State {
+	case ExecFailed:
+		s.taskFailed(e.Err, e.Now)
+	case ExecCanceled:
+		s.taskFailed(fmt.Errorf("%w: subtask %v", ErrTaskCanceled, e.ID), e.Now)
 	}
 	s.settle()
+}
+
+// taskFailed handles a task's failure: the first one of a running
+// generation restarts or fails the job; later ones are consequences.
+func (s *Scheduler) taskFailed(cause error, now time.Time) {
+	switch {
+	case s.status != Running:
+	case s.stopping:
+		s.failure = fmt.Errorf("scheduler: a subtask failed while the job stopped after its savepoint: %w", cause)
+		s.status = Failing
+		s.cancelRemaining()
+	default:
+		s.fail(cause, now)
+	}
 }
 
 // settle ends the job or asks for a restart once every task ended.

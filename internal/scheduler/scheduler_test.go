@@ -17,7 +17,10 @@ import (
 // machine and prints the actions it decided and the job status.
 //
 //	new 0=2 1=1             vertices with their parallelism
-//	start tm-a=2 tm-b=1     free slots per TaskManager
+//	start tm-a=2 tm-b=1 [wait]  free slots per TaskManager; wait: WaitForSlots
+//	offer tm-c=1            slots offered later
+//	lost tm-a [reason]      a TaskManager lost
+//	timeout gen=1           the wait for a generation's slots timed out
 //	task 0/1 RUNNING [err]  a subtask's state report
 //	cancel
 func TestScheduler(t *testing.T) {
@@ -43,14 +46,19 @@ func TestScheduler(t *testing.T) {
 				}
 				s = scheduler.New(reqs, restart)
 			case "start":
-				var free []slots.ID
-				for _, a := range d.CmdArgs {
-					n, _ := strconv.Atoi(a.Vals[0])
-					for i := 0; i < n; i++ {
-						free = append(free, slots.ID{TaskManager: a.Key, Index: i})
-					}
+				s.Step(scheduler.Start{Free: slotsOf(d.CmdArgs), WaitForSlots: d.HasArg("wait")})
+			case "offer":
+				s.Step(scheduler.SlotsOffered{Slots: slotsOf(d.CmdArgs)})
+			case "lost":
+				ev := scheduler.TaskManagerLost{TaskManager: d.CmdArgs[0].Key}
+				if len(d.CmdArgs) > 1 {
+					ev.Reason = d.CmdArgs[1].Key
 				}
-				s.Step(scheduler.Start{Free: free})
+				s.Step(ev)
+			case "timeout":
+				var gen int
+				d.ScanArgs(t, "gen", &gen)
+				s.Step(scheduler.ResourceTimeout{Generation: gen})
 			case "task":
 				// task V/S[@GEN] STATE [error]
 				var v, st, gen int
@@ -79,6 +87,21 @@ func TestScheduler(t *testing.T) {
 	})
 }
 
+// slotsOf makes the slots of args such as tm-a=2: slots 0 and 1 of tm-a.
+func slotsOf(args []datadriven.CmdArg) []slots.ID {
+	var free []slots.ID
+	for _, a := range args {
+		if len(a.Vals) == 0 {
+			continue
+		}
+		n, _ := strconv.Atoi(a.Vals[0])
+		for i := 0; i < n; i++ {
+			free = append(free, slots.ID{TaskManager: a.Key, Index: i})
+		}
+	}
+	return free
+}
+
 func render(s *scheduler.Scheduler) string {
 	var b strings.Builder
 	for _, a := range s.Ready() {
@@ -91,6 +114,8 @@ func render(s *scheduler.Scheduler) string {
 			fmt.Fprintf(&b, "deploy gen=%d %s\n", a.Generation, strings.Join(parts, " "))
 		case scheduler.ScheduleRestart:
 			fmt.Fprintf(&b, "schedule restart gen=%d after %v cause=%v\n", a.Generation, a.Delay, a.Cause)
+		case scheduler.AwaitResources:
+			fmt.Fprintf(&b, "await gen=%d: %v\n", a.Generation, a.Err)
 		case scheduler.CancelTasks:
 			fmt.Fprintf(&b, "cancel %v\n", a.IDs)
 		case scheduler.Terminated:

@@ -44,6 +44,12 @@ type restoredEvent struct {
 // restart).
 func (jm *JobMaster) deploy(ctx context.Context, a scheduler.Deploy) {
 	jm.abandonRestore()
+	sizing, err := jm.sizeChannels(a.Plan)
+	if err != nil {
+		jm.failAll(a, err)
+		return
+	}
+	jm.channels = sizing
 	// The previous generation has ended: its enumerators serve no one.
 	if old := jm.enumerators; len(old) > 0 {
 		jm.background(func() { closeEnumerators(jm.log, old) })
@@ -126,7 +132,14 @@ func (jm *JobMaster) submit(ctx context.Context, a scheduler.Deploy, rs *restore
 			init.NoFinalCheckpoint = jm.cp.opts.NoCheckpointsAfterTasksFinish
 			init.Responder = &responder{jm: jm, ctx: ctx, vertex: jm.graph.Vertices[id.Vertex], task: taskID(id), attempt: a.Generation}
 		}
-		err := jm.tms[as.Slot.TaskManager].Submit(taskmanager.Deployment{
+		tm := jm.tms[as.Slot.TaskManager]
+		if tm == nil {
+			// Lost while the generation restored: the scheduler failed
+			// its executions already.
+			jm.reportEnded(id, a.Generation, scheduler.ExecFailed, fmt.Errorf("deploy %v: %w: %s", id, scheduler.ErrTaskManagerLost, as.Slot.TaskManager))
+			continue
+		}
+		err := tm.Submit(taskmanager.Deployment{
 			JobID: jm.jobID, Generation: a.Generation, Graph: jm.graph, ID: id, Slot: as.Slot, Channels: jm.channels,
 			Report: report, Init: init,
 		})
@@ -140,10 +153,16 @@ func (jm *JobMaster) submit(ctx context.Context, a scheduler.Deploy, rs *restore
 // runs, so every subtask fails with err, marked unrecoverable so that no
 // restart strategy loops on it, and the scheduler sees them all end.
 func (jm *JobMaster) failGeneration(a scheduler.Deploy, err error) {
+	jm.failAll(a, fmt.Errorf("%w: %w", scheduler.ErrUnrecoverable, err))
+}
+
+// failAll fails every subtask of a generation that was not deployed with
+// err.
+func (jm *JobMaster) failAll(a scheduler.Deploy, err error) {
 	jm.log.Error("deploy failed", "err", err)
 	for _, as := range a.Plan.Assignments {
 		id := scheduler.ExecutionID{Vertex: as.Vertex, Subtask: as.Subtask}
-		jm.reportEnded(id, a.Generation, scheduler.ExecFailed, fmt.Errorf("%w: %w", scheduler.ErrUnrecoverable, err))
+		jm.reportEnded(id, a.Generation, scheduler.ExecFailed, err)
 	}
 }
 

@@ -89,8 +89,13 @@ type Options struct {
 	// claims.
 	AllowNonRestored bool
 	// Channels is the sizing the job's channels get when the network
-	// memory allows (zero: network.DefaultSizing); see sizeNetwork.
+	// memory allows (zero: network.DefaultSizing); see sizeChannels.
 	Channels network.Sizing
+	// SlotWait is how long a generation waits for enough slots, at the
+	// start and at every restart, before the job fails (zero: it fails at
+	// once when the slots it has are too few). A session cluster sets it:
+	// TaskManagers may register later.
+	SlotWait time.Duration
 	Logger   *slog.Logger
 	// Clock gives the JobMaster its time and timers (nil: clock.Real).
 	Clock clock.Clock
@@ -106,7 +111,9 @@ type JobMaster struct {
 	tms    map[string]TaskManager
 	placed map[scheduler.ExecutionID]string
 	free   []slots.ID
-	// channels is the sizing of every channel of the job.
+	// channels is the sizing of every channel of the generation deployed
+	// last (see sizeChannels). tms are the TaskManagers that offered the
+	// job slots (see membership.go), free the slots of those given to New.
 	channels network.Sizing
 	net      *network.Registry
 	events   *queue.Queue[any]
@@ -133,7 +140,9 @@ type JobMaster struct {
 // restartTimer is the event that ends the delay before a restart.
 type restartTimer struct{}
 
-// New returns the JobMaster of a job over the given TaskManagers.
+// New returns the JobMaster of a job over the given TaskManagers, which
+// offer it all their slots; more can register later (see
+// RegisterTaskManager).
 func New(jobID string, jg *graph.JobGraph, tms []TaskManager, net *network.Registry, opts Options) (*JobMaster, error) {
 	log := opts.Logger
 	if log == nil {
@@ -173,19 +182,6 @@ func New(jobID string, jg *graph.JobGraph, tms []TaskManager, net *network.Regis
 		jm.tms[tm.ID()] = tm
 		jm.free = append(jm.free, tm.Slots()...)
 	}
-	want := opts.Channels
-	if want == (network.Sizing{}) {
-		want = network.DefaultSizing
-	}
-	sizing, err := sizeNetwork(jg, reqs, jm.free, jm.tms, want)
-	if err != nil {
-		return nil, fmt.Errorf("jobmaster: %w", err)
-	}
-	jm.channels = sizing
-	if sizing != want {
-		jm.log.Info("network memory is short: channels have fewer buffers", "credit", sizing.Credit, "backlog", sizing.Backlog,
-			"wanted credit", want.Credit, "wanted backlog", want.Backlog)
-	}
 	return jm, nil
 }
 
@@ -193,10 +189,12 @@ func New(jobID string, jg *graph.JobGraph, tms []TaskManager, net *network.Regis
 func (jm *JobMaster) Run(ctx context.Context) Result {
 	start := jm.clock.Now()
 	ctx, cancelIO := context.WithCancel(ctx)
-	var restart clock.Timer
+	var restart, slotWait clock.Timer
 	defer func() {
-		if restart != nil {
-			restart.Stop()
+		for _, t := range []clock.Timer{restart, slotWait} {
+			if t != nil {
+				t.Stop()
+			}
 		}
 		if jm.cp != nil && jm.cp.tick != nil {
 			jm.cp.tick.Stop()
@@ -210,7 +208,8 @@ func (jm *JobMaster) Run(ctx context.Context) Result {
 		}
 		jm.net.ReleaseJob(jm.jobID, jm.sched.Generation())
 	}()
-	jm.sched.Step(scheduler.Start{Free: jm.free})
+	jm.admitEarlyTaskManagers()
+	jm.sched.Step(scheduler.Start{Free: jm.free, WaitForSlots: jm.opts.SlotWait > 0})
 	jm.stepCheckpoint(ctx, checkpoint.Tick{Now: jm.clock.Now()})
 	done := ctx.Done()
 	for {
@@ -234,7 +233,16 @@ func (jm *JobMaster) Run(ctx context.Context) Result {
 				jm.log.Warn("job failed, restarting", "generation", a.Generation, "after", a.Delay, "cause", a.Cause)
 				jm.net.ReleaseJob(jm.jobID, a.Generation-1)
 				restart = jm.clock.AfterFunc(a.Delay, func() { jm.events.Push(restartTimer{}) })
+			case scheduler.AwaitResources:
+				jm.log.Info("waiting for slots", "generation", a.Generation, "for", jm.opts.SlotWait, "why", a.Err)
+				if slotWait != nil {
+					slotWait.Stop()
+				}
+				slotWait = jm.clock.AfterFunc(jm.opts.SlotWait, func() { jm.events.Push(slotWaitTimer{a.Generation}) })
 			case scheduler.Deploy:
+				if slotWait != nil {
+					slotWait.Stop()
+				}
 				jm.deploy(ctx, a)
 			case scheduler.CancelTasks:
 				if jm.cancelRestore(a.IDs) {
@@ -276,6 +284,10 @@ func (jm *JobMaster) handle(ctx context.Context, ev any) {
 			}
 		}
 		jm.sched.Step(e.TaskState)
+	case taskManagerRegistered, taskManagerLost:
+		jm.handleMembership(ev)
+	case slotWaitTimer:
+		jm.sched.Step(scheduler.ResourceTimeout{Generation: e.generation})
 	case restartTimer:
 		jm.restarts++
 		jm.metrics = make(map[scheduler.ExecutionID]taskmanager.Report)

@@ -1,25 +1,41 @@
 package jobmaster
 
 import (
-	"github.com/weir-engine/weir/internal/graph"
+	"fmt"
+
 	"github.com/weir-engine/weir/internal/network"
+	"github.com/weir-engine/weir/internal/scheduler"
 	"github.com/weir-engine/weir/internal/scheduler/slots"
 )
 
-// sizeNetwork sizes the job's channels for the network memory of the
-// TaskManagers its slot plan uses, or says, before anything is deployed,
-// that the job cannot run there. The plan is the one the scheduler will
-// make: slots.Allocate is deterministic in the requests and free slots.
-// When there are not enough slots it returns want, and the scheduler fails
-// the job for that as it starts.
-func sizeNetwork(jg *graph.JobGraph, reqs []slots.Request, free []slots.ID, tms map[string]TaskManager, want network.Sizing) (network.Sizing, error) {
-	plan, err := slots.Allocate(reqs, free)
+// sizeChannels sizes the channels of a generation for the network memory
+// of the TaskManagers its slot plan uses, or says, before anything of it
+// is deployed, that it cannot run there. Every generation is sized anew:
+// a restart may run on other TaskManagers than the one before.
+func (jm *JobMaster) sizeChannels(plan slots.Plan) (network.Sizing, error) {
+	want := jm.opts.Channels
+	if want == (network.Sizing{}) {
+		want = network.DefaultSizing
+	}
+	capacity := make(map[string]network.Capacity, len(jm.tms))
+	for _, s := range plan.Slots {
+		if tm := jm.tms[s.TaskManager]; tm != nil {
+			capacity[s.TaskManager] = tm.NetworkCapacity()
+		}
+	}
+	sizing, err := network.Size(network.Demand(jm.graph, plan), capacity, want)
 	if err != nil {
-		return want, nil
+		return want, unrecoverable{fmt.Errorf("jobmaster: %w", err)}
 	}
-	capacity := make(map[string]network.Capacity, len(tms))
-	for id, tm := range tms {
-		capacity[id] = tm.NetworkCapacity()
+	if sizing != want {
+		jm.log.Info("network memory is short: channels have fewer buffers", "credit", sizing.Credit, "backlog", sizing.Backlog,
+			"wanted credit", want.Credit, "wanted backlog", want.Backlog)
 	}
-	return network.Size(network.Demand(jg, plan), capacity, want)
+	return sizing, nil
 }
+
+// unrecoverable marks an error that no restart fixes without changing its
+// message (a job too wide for the network memory must say only that).
+type unrecoverable struct{ error }
+
+func (u unrecoverable) Unwrap() []error { return []error{u.error, scheduler.ErrUnrecoverable} }

@@ -1,0 +1,88 @@
+package jobmaster
+
+import (
+	"github.com/weir-engine/weir/internal/scheduler"
+	"github.com/weir-engine/weir/internal/scheduler/slots"
+)
+
+// The TaskManagers of a job change while it runs. The ResourceManager
+// offers the job slots of a TaskManager (RegisterTaskManager), at its
+// start or later, and tells it when a TaskManager on which it holds slots
+// is lost (DisconnectTaskManager). Both are events of the loop:
+//
+//   - slots offered go to the scheduler, so a job that waits for slots
+//     (Options.SlotWait) deploys once it has enough;
+//   - a lost TaskManager fails the executions it ran at once, without
+//     waiting for reports it may never send, and the restart places the
+//     next generation in the slots left (scheduler.TaskManagerLost).
+//
+// TaskManagers given to New count as registered with all their slots.
+
+// taskManagerRegistered offers a TaskManager's slots to the job.
+type taskManagerRegistered struct {
+	tm    TaskManager
+	slots []slots.ID
+}
+
+// taskManagerLost takes a TaskManager away.
+type taskManagerLost struct{ id, reason string }
+
+// slotWaitTimer ends the wait of a generation for its slots.
+type slotWaitTimer struct{ generation int }
+
+// RegisterTaskManager offers the job the given slots of tm (offered: slots
+// of tm only). It may be called from any goroutine, before Run or while it
+// runs; a TaskManager offers more slots by registering again.
+func (jm *JobMaster) RegisterTaskManager(tm TaskManager, offered []slots.ID) {
+	jm.events.Push(taskManagerRegistered{tm: tm, slots: offered})
+}
+
+// DisconnectTaskManager tells the job that a TaskManager is lost for the
+// given reason. It may be called from any goroutine.
+func (jm *JobMaster) DisconnectTaskManager(id, reason string) {
+	jm.events.Push(taskManagerLost{id: id, reason: reason})
+}
+
+// admitEarlyTaskManagers handles the TaskManagers registered or lost
+// before Run, so that the job starts with their slots; other events stay
+// queued in their order.
+func (jm *JobMaster) admitEarlyTaskManagers() {
+	var rest []any
+	for _, ev := range jm.events.PopAll() {
+		switch ev.(type) {
+		case taskManagerRegistered, taskManagerLost:
+			jm.handleMembership(ev)
+		default:
+			rest = append(rest, ev)
+		}
+	}
+	for _, ev := range rest {
+		jm.events.Push(ev)
+	}
+}
+
+// handleMembership applies a TaskManager's registration or loss.
+func (jm *JobMaster) handleMembership(ev any) {
+	switch e := ev.(type) {
+	case taskManagerRegistered:
+		jm.log.Info("TaskManager registered", "taskmanager", e.tm.ID(), "slots", len(e.slots))
+		jm.tms[e.tm.ID()] = e.tm
+		jm.sched.Step(scheduler.SlotsOffered{Slots: e.slots})
+	case taskManagerLost:
+		tm := jm.tms[e.id]
+		if tm == nil {
+			return
+		}
+		jm.log.Warn("TaskManager lost", "taskmanager", e.id, "reason", e.reason)
+		// Should the TaskManager still run, its executions of this job
+		// end too; the scheduler counts them failed already.
+		gen := jm.sched.Generation()
+		for id, on := range jm.placed {
+			if on == e.id && !jm.sched.ExecutionState(id).Terminal() {
+				tm.Cancel(jm.jobID, gen, id)
+			}
+		}
+		delete(jm.tms, e.id)
+		jm.sched.Step(scheduler.TaskManagerLost{TaskManager: e.id, Reason: e.reason, Now: jm.clock.Now()})
+	}
+}

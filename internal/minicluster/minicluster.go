@@ -2,20 +2,29 @@
 // process: the embedded default of `weir run` and Env.Execute. The pieces
 // are the same as in a distributed cluster; only the gateways between them
 // are direct calls and the network is the in-process registry.
+//
+// A Cluster is a session cluster: a ResourceManager loop (rmloop.go, over
+// the pure resourcemanager state machine) with TaskManagers that register
+// with it and outlive jobs; every submitted job gets a JobMaster, declares
+// the slots it needs, and is offered slots by the ResourceManager, at once
+// or when TaskManagers join later. TaskManagers can be added and removed
+// while jobs run. Run and Submit are the one-job form Env.Execute uses: a
+// cluster sized for the job, closed when the job ends.
+//
+// Goroutines: the ResourceManager loop, one per JobMaster loop (with the
+// goroutines it starts), one per running subtask (in its TaskManager),
+// and for a one-job run one that closes the cluster after the job.
 package minicluster
 
 import (
 	"context"
 	"fmt"
 	"log/slog"
-	"time"
 
 	"github.com/weir-engine/weir/internal/graph"
 	"github.com/weir-engine/weir/internal/jobmaster"
-	"github.com/weir-engine/weir/internal/network"
 	"github.com/weir-engine/weir/internal/scheduler"
 	"github.com/weir-engine/weir/internal/task"
-	"github.com/weir-engine/weir/internal/taskmanager"
 )
 
 // Options size the mini-cluster.
@@ -59,12 +68,15 @@ func (o Options) Validate() error {
 	return nil
 }
 
-// Job is a job running on its mini-cluster.
-type Job struct {
-	jm   *jobmaster.JobMaster
-	done chan struct{}
-	res  jobmaster.Result
-	end  time.Time
+// cluster is the part of o that sizes the cluster of a one-job run.
+func (o Options) cluster() ClusterOptions {
+	return ClusterOptions{TaskManagers: o.TaskManagers, Slots: o.Slots, NetworkMemory: o.NetworkMemory, Task: o.Task, Logger: o.Logger}
+}
+
+// job is the part of o that configures the job of a one-job run.
+func (o Options) job() JobOptions {
+	return JobOptions{Credit: o.Credit, Backlog: o.Backlog, Restart: o.Restart, Checkpoints: o.Checkpoints,
+		RestoreFrom: o.RestoreFrom, AllowNonRestored: o.AllowNonRestored}
 }
 
 // Run starts a mini-cluster sized for jg, runs the job, and tears the
@@ -74,8 +86,10 @@ func Run(ctx context.Context, jobID string, jg *graph.JobGraph, opts Options) jo
 }
 
 // Submit starts a mini-cluster sized for jg and the job on it, and returns
-// at once. Cancelling ctx cancels the job. Options that do not validate,
-// or a cluster too small for the job, give a job that already failed.
+// at once; the cluster is closed when the job ended, before Wait returns.
+// Cancelling ctx cancels the job. Options that do not validate, or a
+// cluster too small for the job, give a job that already failed: the job
+// does not wait for slots, since no TaskManager joins this cluster later.
 func Submit(ctx context.Context, jobID string, jg *graph.JobGraph, opts Options) *Job {
 	if err := opts.Validate(); err != nil {
 		return failed(jobID, err)
@@ -88,94 +102,19 @@ func Submit(ctx context.Context, jobID string, jg *graph.JobGraph, opts Options)
 		for _, v := range jg.Vertices {
 			need = max(need, v.Parallelism)
 		}
-		opts.Slots = (need + opts.TaskManagers - 1) / opts.TaskManagers
+		opts.Slots = max(1, (need+opts.TaskManagers-1)/opts.TaskManagers)
 	}
-	if opts.Credit <= 0 {
-		opts.Credit = network.DefaultCredit
-	}
-	if opts.Backlog <= 0 {
-		opts.Backlog = network.DefaultBacklog
-	}
-	if opts.NetworkMemory <= 0 {
-		opts.NetworkMemory = network.DefaultNetworkMemory
-	}
-	bufferSize := opts.Task.BufferSize
-	if bufferSize <= 0 {
-		bufferSize = network.DefaultBufferSize
-	}
-	log := opts.Logger
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
-	opts.Task.Logger = log
-	net := network.NewRegistry()
-	var tms []jobmaster.TaskManager
-	var owned []*taskmanager.TaskManager
-	for i := 0; i < opts.TaskManagers; i++ {
-		pool := network.NewBufferPool(opts.NetworkMemory, bufferSize)
-		tm := taskmanager.New(fmt.Sprintf("tm-%d", i), opts.Slots, net, pool, opts.Task, log)
-		tms = append(tms, tm)
-		owned = append(owned, tm)
-	}
-	jm, err := jobmaster.New(jobID, jg, tms, net, jobmaster.Options{
-		Restart: opts.Restart, Checkpoints: opts.Checkpoints, RestoreFrom: opts.RestoreFrom,
-		AllowNonRestored: opts.AllowNonRestored, Logger: log,
-		Channels: network.Sizing{Credit: opts.Credit, Backlog: opts.Backlog},
-	})
+	c, err := NewCluster(opts.cluster())
 	if err != nil {
 		return failed(jobID, err)
 	}
-	j := &Job{done: make(chan struct{}), jm: jm}
+	inner := c.Submit(ctx, jobID, jg, opts.job())
+	j := &Job{jm: inner.jm, done: make(chan struct{})}
 	go func() {
 		defer close(j.done)
-		defer func() { j.end = time.Now() }()
-		j.res = jm.Run(ctx)
-		for _, tm := range owned {
-			tm.Close()
-		}
+		j.res = inner.Wait()
+		j.end = inner.end
+		c.Close()
 	}()
 	return j
-}
-
-// failed is a job that failed before it started.
-func failed(jobID string, err error) *Job {
-	j := &Job{done: make(chan struct{}), res: jobmaster.Result{JobID: jobID, Status: scheduler.Failed, Err: err}}
-	close(j.done)
-	return j
-}
-
-// Wait waits for the job to end and returns how it ended.
-func (j *Job) Wait() jobmaster.Result {
-	<-j.done
-	return j.res
-}
-
-// EndTime is when the job ended; zero while it runs.
-func (j *Job) EndTime() time.Time {
-	select {
-	case <-j.done:
-		return j.end
-	default:
-		return time.Time{}
-	}
-}
-
-// Done is closed when the job ended.
-func (j *Job) Done() <-chan struct{} { return j.done }
-
-// Status is the job's latest status snapshot.
-func (j *Job) Status() jobmaster.Status {
-	if j.jm == nil {
-		return jobmaster.Status{State: j.res.Status, Failure: j.res.Err}
-	}
-	return j.jm.Status()
-}
-
-// TriggerSavepoint asks the job's JobMaster for a savepoint.
-func (j *Job) TriggerSavepoint(r jobmaster.SavepointRequest) {
-	if j.jm == nil {
-		r.Reply <- jobmaster.SavepointReply{Err: j.res.Err}
-		return
-	}
-	j.jm.TriggerSavepoint(r)
 }

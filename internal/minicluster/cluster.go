@@ -1,0 +1,200 @@
+package minicluster
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+
+	"github.com/weir-engine/weir/internal/jobmaster"
+	"github.com/weir-engine/weir/internal/network"
+	"github.com/weir-engine/weir/internal/resourcemanager"
+	"github.com/weir-engine/weir/internal/task"
+	"github.com/weir-engine/weir/internal/taskmanager"
+)
+
+// ClusterOptions size a session cluster.
+type ClusterOptions struct {
+	// TaskManagers is the number of TaskManagers it starts with (may be
+	// zero: add them later).
+	TaskManagers int
+	// Slots is the slots of a TaskManager added without a count (default
+	// 1).
+	Slots int
+	// NetworkMemory is the bytes of network buffers of each TaskManager
+	// (default network.DefaultNetworkMemory).
+	NetworkMemory int64
+	Task          task.Config
+	Logger        *slog.Logger
+}
+
+// ErrClosed is the error of a cluster that was closed.
+var ErrClosed = errors.New("minicluster: the cluster is closed")
+
+// Cluster is a session cluster in this process: a ResourceManager loop
+// and TaskManagers that register with it, outlive jobs, run several jobs
+// over time and at once, and can be added and removed while jobs run.
+// Every job has its own JobMaster, to which the ResourceManager offers
+// slots.
+//
+// Removing a TaskManager is losing it: the JobMasters of the jobs that
+// had slots there fail the executions at once, the TaskManager cancels
+// its subtasks and is gone, and the jobs restart, per their restart
+// strategies, in the slots left or offered to them later.
+type Cluster struct {
+	opts       ClusterOptions
+	bufferSize int
+	log        *slog.Logger
+	net        *network.Registry
+	rm         *rmLoop
+	// ctx is cancelled by Close: it cancels every running job.
+	ctx    context.Context
+	cancel context.CancelFunc
+	jobs   sync.WaitGroup
+
+	// mu guards the TaskManagers, the running jobs' ids and closed. Lock
+	// order: mu, then nothing (the ResourceManager loop is called without
+	// it).
+	mu struct {
+		sync.Mutex
+		tms     map[string]*taskmanager.TaskManager
+		running map[string]bool
+		next    int
+		closed  bool
+	}
+}
+
+// NewCluster starts a session cluster with opts.TaskManagers
+// TaskManagers, registered before it returns. Close releases it.
+func NewCluster(opts ClusterOptions) (*Cluster, error) {
+	for _, f := range []struct {
+		name string
+		v    int64
+	}{{"TaskManagers", int64(opts.TaskManagers)}, {"Slots", int64(opts.Slots)}, {"NetworkMemory", opts.NetworkMemory}} {
+		if f.v < 0 {
+			return nil, fmt.Errorf("minicluster: %s = %d: must not be negative (0 takes the default)", f.name, f.v)
+		}
+	}
+	if opts.Slots == 0 {
+		opts.Slots = 1
+	}
+	if opts.NetworkMemory == 0 {
+		opts.NetworkMemory = network.DefaultNetworkMemory
+	}
+	c := &Cluster{opts: opts, bufferSize: opts.Task.BufferSize, log: opts.Logger, net: network.NewRegistry(), rm: startRMLoop()}
+	if c.bufferSize <= 0 {
+		c.bufferSize = network.DefaultBufferSize
+	}
+	if c.log == nil {
+		c.log = slog.New(slog.DiscardHandler)
+	}
+	c.opts.Task.Logger = c.log
+	c.ctx, c.cancel = context.WithCancel(context.Background())
+	c.mu.tms = make(map[string]*taskmanager.TaskManager)
+	c.mu.running = make(map[string]bool)
+	for range opts.TaskManagers {
+		if _, err := c.AddTaskManager(0); err != nil {
+			c.Close()
+			return nil, err
+		}
+	}
+	return c, nil
+}
+
+// AddTaskManager starts a TaskManager with n slots (0: the cluster's
+// Slots) and registers it with the ResourceManager, which may offer its
+// slots to a waiting job before this returns. It returns the
+// TaskManager's id: tm-0, tm-1, ... in the order they were added.
+func (c *Cluster) AddTaskManager(n int) (string, error) {
+	if n < 0 {
+		return "", fmt.Errorf("minicluster: a TaskManager with %d slots", n)
+	}
+	if n == 0 {
+		n = c.opts.Slots
+	}
+	c.mu.Lock()
+	if c.mu.closed {
+		c.mu.Unlock()
+		return "", ErrClosed
+	}
+	id := fmt.Sprintf("tm-%d", c.mu.next)
+	c.mu.next++
+	pool := network.NewBufferPool(c.opts.NetworkMemory, c.bufferSize)
+	tm := taskmanager.New(id, n, c.net, pool, c.opts.Task, c.log)
+	c.mu.tms[id] = tm
+	c.mu.Unlock()
+	err := c.rm.call(rmRequest{ev: resourcemanager.TaskManagerRegistered{ID: id, Slots: n, Network: tm.NetworkCapacity()}, tm: tm})
+	if err != nil {
+		c.dropTaskManager(id)
+		return "", fmt.Errorf("minicluster: add %s: %w", id, err)
+	}
+	return id, nil
+}
+
+// RemoveTaskManager takes a TaskManager out of the cluster as if it were
+// lost: the jobs with slots there are told first, then its subtasks are
+// cancelled and it is closed. It returns once the TaskManager is gone.
+func (c *Cluster) RemoveTaskManager(id string) error {
+	c.mu.Lock()
+	_, ok := c.mu.tms[id]
+	c.mu.Unlock()
+	if !ok {
+		return fmt.Errorf("minicluster: remove %s: no such TaskManager", id)
+	}
+	if err := c.rm.call(rmRequest{ev: resourcemanager.TaskManagerLost{ID: id, Reason: "removed from the cluster"}}); err != nil {
+		return fmt.Errorf("minicluster: remove %s: %w", id, err)
+	}
+	c.dropTaskManager(id)
+	return nil
+}
+
+// dropTaskManager closes a TaskManager and forgets it.
+func (c *Cluster) dropTaskManager(id string) {
+	c.mu.Lock()
+	tm := c.mu.tms[id]
+	delete(c.mu.tms, id)
+	c.mu.Unlock()
+	if tm != nil {
+		tm.Close()
+	}
+}
+
+// TaskManagers describes the registered TaskManagers and their free slots.
+func (c *Cluster) TaskManagers() []resourcemanager.TaskManagerInfo {
+	var out []resourcemanager.TaskManagerInfo
+	_ = c.rm.call(rmRequest{read: func(rm *resourcemanager.ResourceManager) { out = rm.TaskManagers() }})
+	return out
+}
+
+// Close cancels the running jobs, waits for them to end, and stops the
+// ResourceManager and every TaskManager; all goroutines of the cluster
+// have ended when it returns. Closing twice is a no-op.
+func (c *Cluster) Close() {
+	c.mu.Lock()
+	if c.mu.closed {
+		c.mu.Unlock()
+		return
+	}
+	c.mu.closed = true
+	c.mu.Unlock()
+	c.cancel()
+	c.jobs.Wait()
+	c.rm.close()
+	c.mu.Lock()
+	tms := c.mu.tms
+	c.mu.tms = nil
+	c.mu.Unlock()
+	for _, tm := range tms {
+		tm.Close()
+	}
+}
+
+// jobMasterOptions are the JobMaster's options of a job on this cluster.
+func (c *Cluster) jobMasterOptions(o JobOptions) jobmaster.Options {
+	return jobmaster.Options{
+		Restart: o.Restart, Checkpoints: o.Checkpoints, RestoreFrom: o.RestoreFrom,
+		AllowNonRestored: o.AllowNonRestored, Logger: c.log, SlotWait: o.SlotWait, Clock: o.Clock,
+		Channels: network.Sizing{Credit: o.Credit, Backlog: o.Backlog},
+	}
+}

@@ -110,10 +110,9 @@ type JobMaster struct {
 	cp     *checkpointing
 	tms    map[string]TaskManager
 	placed map[scheduler.ExecutionID]string
-	free   []slots.ID
 	// channels is the sizing of every channel of the generation deployed
 	// last (see sizeChannels). tms are the TaskManagers that offered the
-	// job slots (see membership.go), free the slots of those given to New.
+	// job slots (see membership.go).
 	channels network.Sizing
 	net      *network.Registry
 	events   *queue.Queue[any]
@@ -180,7 +179,7 @@ func New(jobID string, jg *graph.JobGraph, tms []TaskManager, net *network.Regis
 	}
 	for _, tm := range tms {
 		jm.tms[tm.ID()] = tm
-		jm.free = append(jm.free, tm.Slots()...)
+		jm.sched.Step(scheduler.SlotsOffered{Slots: tm.Slots()})
 	}
 	return jm, nil
 }
@@ -209,7 +208,7 @@ func (jm *JobMaster) Run(ctx context.Context) Result {
 		jm.net.ReleaseJob(jm.jobID, jm.sched.Generation())
 	}()
 	jm.admitEarlyTaskManagers()
-	jm.sched.Step(scheduler.Start{Free: jm.free, WaitForSlots: jm.opts.SlotWait > 0})
+	jm.sched.Step(scheduler.Start{WaitForSlots: jm.opts.SlotWait > 0})
 	jm.stepCheckpoint(ctx, checkpoint.Tick{Now: jm.clock.Now()})
 	done := ctx.Done()
 	for {

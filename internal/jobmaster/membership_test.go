@@ -357,3 +357,23 @@ func TestRestartWaitsForSlots(t *testing.T) {
 		t.Fatalf("job ended %s (%v), want FAILED with %q", res.Status, res.Err, want)
 	}
 }
+
+// A TaskManager lost before Run takes its slots with it, even one given
+// to New.
+func TestTaskManagerLostBeforeRun(t *testing.T) {
+	j := &parallelJob{n: 1, parallelism: 2}
+	net := network.NewRegistry()
+	tm0, tm1 := newTaskManager("tm-0", 1, net), newTaskManager("tm-1", 1, net)
+	defer tm0.Close()
+	defer tm1.Close()
+	jm, err := jobmaster.New("job", j.graph(t), []jobmaster.TaskManager{tm0, tm1}, net, jobmaster.Options{Clock: clock.NewFake(epoch)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	jm.DisconnectTaskManager("tm-1", "removed")
+	res := <-runJob(context.Background(), jm)
+	want := fmt.Sprintf("%v: the job needs 2 slots, 1 are free", slots.ErrNotEnoughSlots)
+	if res.Status != scheduler.Failed || res.Err == nil || res.Err.Error() != want {
+		t.Fatalf("job ended %s (%v), want FAILED with %q", res.Status, res.Err, want)
+	}
+}

@@ -68,13 +68,9 @@ type Cluster struct {
 // NewCluster starts a session cluster with opts.TaskManagers
 // TaskManagers, registered before it returns. Close releases it.
 func NewCluster(opts ClusterOptions) (*Cluster, error) {
-	for _, f := range []struct {
-		name string
-		v    int64
-	}{{"TaskManagers", int64(opts.TaskManagers)}, {"Slots", int64(opts.Slots)}, {"NetworkMemory", opts.NetworkMemory}} {
-		if f.v < 0 {
-			return nil, fmt.Errorf("minicluster: %s = %d: must not be negative (0 takes the default)", f.name, f.v)
-		}
+	err := nonNegative(size{"TaskManagers", int64(opts.TaskManagers)}, size{"Slots", int64(opts.Slots)}, size{"NetworkMemory", opts.NetworkMemory})
+	if err != nil {
+		return nil, err
 	}
 	if opts.Slots == 0 {
 		opts.Slots = 1

@@ -77,13 +77,10 @@ func (c *Cluster) Submit(ctx context.Context, jobID string, jg *graph.JobGraph, 
 		ended()
 		return failed(jobID, err)
 	}
-	need := 0
-	for _, v := range jg.Vertices {
-		need = max(need, v.Parallelism)
-	}
+	need := slotsNeeded(jg)
 	// Synchronous: the slots free now are in the JobMaster's queue before
 	// it runs, so a job that does not wait starts with them.
-	if err := c.rm.call(rmRequest{ev: resourcemanager.DeclareResources{Job: jobID, Min: need, Max: need}, jm: jm}); err != nil {
+	if err := c.rm.call(rmRequest{ev: resourcemanager.DeclareResources{Job: jobID, Min: need, Max: max(need, 1)}, jm: jm}); err != nil {
 		ended()
 		return failed(jobID, fmt.Errorf("minicluster: declare the resources of job %s: %w", jobID, err))
 	}

@@ -54,18 +54,36 @@ type Options struct {
 // Validate reports options that size nothing: a negative count or size.
 // Zero takes the documented default.
 func (o Options) Validate() error {
-	for _, f := range []struct {
-		name string
-		v    int64
-	}{
-		{"TaskManagers", int64(o.TaskManagers)}, {"Slots", int64(o.Slots)},
-		{"Credit", int64(o.Credit)}, {"Backlog", int64(o.Backlog)}, {"NetworkMemory", o.NetworkMemory},
-	} {
+	return nonNegative(
+		size{"TaskManagers", int64(o.TaskManagers)}, size{"Slots", int64(o.Slots)},
+		size{"Credit", int64(o.Credit)}, size{"Backlog", int64(o.Backlog)}, size{"NetworkMemory", o.NetworkMemory},
+	)
+}
+
+// size is a named option that must not be negative.
+type size struct {
+	name string
+	v    int64
+}
+
+// nonNegative says which of sizes is negative, if one is.
+func nonNegative(sizes ...size) error {
+	for _, f := range sizes {
 		if f.v < 0 {
 			return fmt.Errorf("minicluster: %s = %d: must not be negative (0 takes the default)", f.name, f.v)
 		}
 	}
 	return nil
+}
+
+// slotsNeeded is the slots a job needs: its highest parallelism, since all
+// its vertices share slots.
+func slotsNeeded(jg *graph.JobGraph) int {
+	need := 0
+	for _, v := range jg.Vertices {
+		need = max(need, v.Parallelism)
+	}
+	return need
 }
 
 // cluster is the part of o that sizes the cluster of a one-job run.
@@ -98,11 +116,7 @@ func Submit(ctx context.Context, jobID string, jg *graph.JobGraph, opts Options)
 		opts.TaskManagers = 1
 	}
 	if opts.Slots <= 0 {
-		need := 0
-		for _, v := range jg.Vertices {
-			need = max(need, v.Parallelism)
-		}
-		opts.Slots = max(1, (need+opts.TaskManagers-1)/opts.TaskManagers)
+		opts.Slots = max(1, (slotsNeeded(jg)+opts.TaskManagers-1)/opts.TaskManagers)
 	}
 	c, err := NewCluster(opts.cluster())
 	if err != nil {

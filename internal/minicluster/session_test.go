@@ -155,6 +155,33 @@ func TestTaskManagerRemovedWhileAJobRuns(t *testing.T) {
 	}
 }
 
+// A removed TaskManager concerns only the jobs with slots there: the other
+// job runs on, undisturbed.
+func TestRemovedTaskManagerRestartsOnlyItsJobs(t *testing.T) {
+	c := newCluster(t, minicluster.ClusterOptions{TaskManagers: 3, Slots: 1})
+	clk := clock.NewFake(epoch)
+	a, b := newSessionJob(100, 1), newSessionJob(100, 1)
+	a.holdFirst = true
+	close(a.release)
+	restart := minicluster.JobOptions{Restart: &scheduler.FixedDelay{Attempts: 1, Delay: time.Second}, Clock: clk}
+	ja := c.Submit(context.Background(), "a", a.graph(t), restart)
+	jb := c.Submit(context.Background(), "b", b.graph(t), restart)
+	a.waitOpened()
+	b.waitOpened()
+	// a runs on tm-0, b on tm-1; tm-2 is spare.
+	if err := c.RemoveTaskManager("tm-0"); err != nil {
+		t.Fatal(err)
+	}
+	clk.BlockUntil(1) // a's restart
+	clk.Advance(time.Second)
+	wantFinished(t, "a", ja, a, 1)
+	if st := jb.Status(); st.Generation != 0 || st.Failure != nil {
+		t.Fatalf("job b: %s, generation %d, failure %v; want it undisturbed", st.State, st.Generation, st.Failure)
+	}
+	close(b.release)
+	wantFinished(t, "b", jb, b, 0)
+}
+
 // Bad requests get clear errors; a closed cluster refuses work, and its
 // running jobs end CANCELED (TestMain checks that no goroutine is left).
 func TestClusterErrorsAndClose(t *testing.T) {

@@ -1,15 +1,11 @@
 package weir
 
 import (
-	"context"
 	"errors"
 	"fmt"
-	"os"
 	"time"
 
-	"github.com/weir-engine/weir/internal/checkpoint"
-	"github.com/weir-engine/weir/internal/checkpoint/storage"
-	"github.com/weir-engine/weir/internal/jobmaster"
+	"github.com/weir-engine/weir/internal/runner"
 )
 
 // CheckpointConfig turns on checkpoints: consistent snapshots of all
@@ -91,7 +87,7 @@ type CheckpointStats struct {
 	UploadedTotal int64
 }
 
-func checkpointStats(s jobmaster.CheckpointStats) CheckpointStats {
+func checkpointStats(s runner.CheckpointStats) CheckpointStats {
 	return CheckpointStats{Completed: s.Completed, Failed: s.Failed, Latest: s.Latest,
 		LatestDuration: s.LatestDuration, LatestSize: s.LatestSize, LatestUploaded: s.LatestUploaded,
 		UploadedTotal: s.UploadedTotal}
@@ -118,50 +114,15 @@ func (c *CheckpointConfig) validate() error {
 	return nil
 }
 
-// checkpointOptions opens the storage and builds the JobMaster's options;
-// cleanup removes a temporary directory.
-func (e *Env) checkpointOptions(ctx context.Context) (opts *jobmaster.CheckpointOptions, cleanup func(), err error) {
-	c := e.opts.Checkpoints
-	cleanup = func() {}
+// runnerConfig returns the configuration the runner takes, or nil when
+// checkpoints are off.
+func (c *CheckpointConfig) runnerConfig() (*runner.Checkpoints, error) {
 	if c == nil {
-		return nil, cleanup, nil
+		return nil, nil
 	}
 	if err := c.validate(); err != nil {
-		return nil, cleanup, err
+		return nil, err
 	}
-	dir := c.Dir
-	if dir == "" {
-		tmp, err := os.MkdirTemp("", "weir-checkpoints-")
-		if err != nil {
-			return nil, cleanup, fmt.Errorf("weir: checkpoint directory: %w", err)
-		}
-		dir, cleanup = tmp, func() { os.RemoveAll(tmp) }
-	}
-	st, err := storage.Open(ctx, dir, storage.Options{Logger: e.opts.Logger, SavepointDir: c.SavepointDir})
-	if err != nil {
-		cleanup()
-		return nil, func() {}, fmt.Errorf("weir: checkpoint storage: %w", err)
-	}
-	cp := checkpoint.DefaultOptions()
-	cp.Enabled, cp.Interval = true, c.Interval
-	if c.Timeout > 0 {
-		cp.Timeout = c.Timeout
-	}
-	cp.MinPauseBetween = c.MinPause
-	if c.MaxConcurrent > 0 {
-		cp.MaxConcurrent = c.MaxConcurrent
-	}
-	cp.TolerableFailures = c.TolerableFailures
-	if c.Retained > 0 {
-		cp.Retained = c.Retained
-	}
-	cp.FinalCheckpointOnEndOfData = !c.DisableFinalCheckpoint && !c.DisableCheckpointsAfterTasksFinish
-	cp.NoCheckpointsAfterTasksFinish = c.DisableCheckpointsAfterTasksFinish
-	if err := cp.Validate(); err != nil {
-		cleanup()
-		return nil, func() {}, fmt.Errorf("weir: %w", err)
-	}
-	close := cleanup
-	cleanup = func() { st.Close(); close() }
-	return &jobmaster.CheckpointOptions{Options: cp, Storage: st, Unaligned: c.Unaligned, AlignedTimeout: c.AlignedTimeout}, cleanup, nil
+	rc := runner.Checkpoints(*c)
+	return &rc, nil
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/weir-engine/weir/internal/graph"
+	"github.com/weir-engine/weir/internal/runner"
 	"github.com/weir-engine/weir/internal/typeinfo"
 )
 
@@ -185,11 +186,13 @@ type Env struct {
 	// accumulators are the counters of user functions, reset when a job
 	// starts.
 	accumulators *accumulators
+	// runner starts the jobs: the embedded mini-cluster.
+	runner runner.Runner
 }
 
 // NewEnv returns an empty program.
 func NewEnv(opts ...Option) *Env {
-	e := &Env{accumulators: newAccumulators()}
+	e := &Env{accumulators: newAccumulators(), runner: runner.Embedded{}}
 	for _, o := range opts {
 		o(&e.opts)
 	}
@@ -317,8 +320,8 @@ func (e *Env) jobGraphOf(sinks []*graph.Transformation) (*graph.JobGraph, error)
 	return jg, nil
 }
 
-// Execute runs the program on the embedded mini-cluster and waits for it to
-// end.
+// Execute runs the program on the Env's runner (the embedded mini-cluster)
+// and waits for it to end.
 //
 // It runs the sinks added since the previous execution of e and the
 // transformations that lead to them, nothing else, and forgets those sinks,

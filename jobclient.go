@@ -7,10 +7,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/weir-engine/weir/internal/checkpoint"
-	"github.com/weir-engine/weir/internal/jobmaster"
-	"github.com/weir-engine/weir/internal/minicluster"
-	"github.com/weir-engine/weir/internal/task"
+	"github.com/weir-engine/weir/internal/runner"
 )
 
 // JobClient is a handle on a running job: take savepoints, stop it with a
@@ -21,11 +18,10 @@ type JobClient struct {
 	jctx    context.Context
 	name    string
 	jobID   string
-	job     *minicluster.Job
+	job     runner.Job
 	start   time.Time
 	cancel  context.CancelFunc
 	release context.CancelFunc
-	cleanup func()
 
 	// stops tracks the stop-with-savepoint requests (see savepoint).
 	stops struct {
@@ -35,8 +31,8 @@ type JobClient struct {
 	}
 }
 
-// ExecuteAsync starts the program on the embedded mini-cluster and returns
-// at once. Cancelling ctx cancels the job. Call Wait to learn how it ended
+// ExecuteAsync starts the program on the Env's runner (the embedded
+// mini-cluster) and returns at once. Cancelling ctx cancels the job. Call Wait to learn how it ended
 // and to release its resources. Like Execute it runs, and forgets, the
 // sinks added since the previous execution.
 func (e *Env) ExecuteAsync(ctx context.Context, name string) (*JobClient, error) {
@@ -49,25 +45,31 @@ func (e *Env) ExecuteAsync(ctx context.Context, name string) (*JobClient, error)
 		jobID = NewJobID()
 	}
 	e.accumulators.reset()
-	cp, cleanup, err := e.checkpointOptions(ctx)
+	cp, err := e.opts.Checkpoints.runnerConfig()
 	if err != nil {
 		return nil, err
 	}
 	e.opts.Logger.Info("submitting job", "job", name, "id", jobID, "vertices", len(jg.Vertices))
 	jctx, cancel := context.WithCancelCause(ctx)
-	job := minicluster.Submit(jctx, jobID, jg, minicluster.Options{
+	job, err := e.runner.Submit(jctx, jg, runner.Config{
+		JobID:            jobID,
 		TaskManagers:     e.opts.TaskManagers,
 		Slots:            e.opts.SlotsPerTaskManager,
 		NetworkMemory:    e.opts.NetworkMemory,
-		Task:             task.Config{BufferTimeout: e.opts.BufferTimeout, StateBackend: e.opts.StateBackend.config()},
-		Restart:          e.opts.Restart.strategy(cp != nil),
+		BufferTimeout:    e.opts.BufferTimeout,
+		StateBackend:     e.opts.StateBackend.config(),
+		Restart:          e.opts.Restart.r,
 		Checkpoints:      cp,
 		RestoreFrom:      e.opts.RestoreFrom,
 		AllowNonRestored: e.opts.AllowNonRestored,
 		Logger:           e.opts.Logger,
 	})
+	if err != nil {
+		cancel(nil)
+		return nil, err
+	}
 	return &JobClient{env: e, ctx: ctx, jctx: jctx, name: name, start: time.Now(), jobID: jobID, job: job,
-		cancel: func() { cancel(errCanceledByClient) }, release: func() { cancel(nil) }, cleanup: cleanup}, nil
+		cancel: func() { cancel(errCanceledByClient) }, release: func() { cancel(nil) }}, nil
 }
 
 var errCanceledByClient = errors.New("weir: canceled by the job client")
@@ -114,7 +116,6 @@ func (c *JobClient) Cancel() { c.cancel() }
 func (c *JobClient) Wait() (*Result, error) {
 	res := c.job.Wait()
 	c.release()
-	c.cleanup()
 	out := &Result{JobID: c.jobID, JobName: c.name, Duration: res.Duration, Accumulators: c.env.accumulators.snapshot(), Restarts: res.Restarts,
 		Checkpoints: checkpointStats(res.Checkpoints)}
 	if res.Status == "FINISHED" {
@@ -143,7 +144,7 @@ func (c *JobClient) Wait() (*Result, error) {
 // under the checkpoint storage) and returns its location, from which
 // WithRestoreFrom starts a job again. The job goes on.
 func (c *JobClient) TriggerSavepoint(ctx context.Context, dir string) (string, error) {
-	return c.savepoint(ctx, checkpoint.Savepoint, dir)
+	return c.savepoint(ctx, runner.Savepoint, dir)
 }
 
 // StopWithSavepoint takes a savepoint and ends the job FINISHED. Without
@@ -157,9 +158,9 @@ func (c *JobClient) TriggerSavepoint(ctx context.Context, dir string) (string, e
 // savepoint's data committed by two-phase-commit sinks; Wait then says how
 // the job ended.
 func (c *JobClient) StopWithSavepoint(ctx context.Context, dir string, drain bool) (string, error) {
-	kind := checkpoint.SavepointTerminate
+	kind := runner.SavepointTerminate
 	if drain {
-		kind = checkpoint.SavepointDrain
+		kind = runner.SavepointDrain
 	}
 	loc, err := c.savepoint(ctx, kind, dir)
 	if err != nil {
@@ -188,11 +189,11 @@ func (c *JobClient) stopSavepoint() string {
 	return c.stops.location
 }
 
-func (c *JobClient) savepoint(ctx context.Context, kind checkpoint.Kind, dir string) (loc string, err error) {
+func (c *JobClient) savepoint(ctx context.Context, kind runner.SavepointKind, dir string) (loc string, err error) {
 	if cp := c.env.opts.Checkpoints; dir == "" && cp != nil && !cp.hasDefaultSavepointDir() {
 		return "", fmt.Errorf("weir: %s of job %q: %w", kind, c.name, ErrNoSavepointDir)
 	}
-	if kind == checkpoint.SavepointTerminate || kind == checkpoint.SavepointDrain {
+	if kind == runner.SavepointTerminate || kind == runner.SavepointDrain {
 		// Wait reports the savepoint a stop completed with; the reply may
 		// reach this goroutine only after the job ended.
 		seen := make(chan struct{})
@@ -208,8 +209,7 @@ func (c *JobClient) savepoint(ctx context.Context, kind checkpoint.Kind, dir str
 			close(seen)
 		}()
 	}
-	reply := make(chan jobmaster.SavepointReply, 1)
-	c.job.TriggerSavepoint(jobmaster.SavepointRequest{Kind: kind, Dir: dir, Reply: reply})
+	reply := c.job.TriggerSavepoint(kind, dir)
 	select {
 	case r := <-reply:
 		if r.Err != nil {

@@ -1,0 +1,104 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"sync"
+
+	"github.com/weir-engine/weir/internal/checkpoint"
+	"github.com/weir-engine/weir/internal/checkpoint/storage"
+	"github.com/weir-engine/weir/internal/graph"
+	"github.com/weir-engine/weir/internal/jobmaster"
+	"github.com/weir-engine/weir/internal/minicluster"
+	"github.com/weir-engine/weir/internal/task"
+)
+
+// Embedded runs every job on a mini-cluster of its own inside the calling
+// process, torn down when the job ends.
+type Embedded struct{}
+
+// Submit implements Runner.
+func (Embedded) Submit(ctx context.Context, jg *graph.JobGraph, cfg Config) (Job, error) {
+	cp, cleanup, err := openCheckpoints(ctx, cfg.Checkpoints, cfg.Logger)
+	if err != nil {
+		return nil, err
+	}
+	job := minicluster.Submit(ctx, cfg.JobID, jg, minicluster.Options{
+		TaskManagers:     cfg.TaskManagers,
+		Slots:            cfg.Slots,
+		NetworkMemory:    cfg.NetworkMemory,
+		Task:             task.Config{BufferTimeout: cfg.BufferTimeout, StateBackend: cfg.StateBackend},
+		Restart:          cfg.Restart.strategy(cp != nil),
+		Checkpoints:      cp,
+		RestoreFrom:      cfg.RestoreFrom,
+		AllowNonRestored: cfg.AllowNonRestored,
+		Logger:           cfg.Logger,
+	})
+	return &embeddedJob{Job: job, cleanup: cleanup}, nil
+}
+
+// embeddedJob is a job on its mini-cluster, with the checkpoint storage it
+// releases when it ended.
+type embeddedJob struct {
+	*minicluster.Job
+	cleanup func()
+	once    sync.Once
+}
+
+func (j *embeddedJob) Wait() Result {
+	res := j.Job.Wait()
+	j.once.Do(j.cleanup)
+	return res
+}
+
+func (j *embeddedJob) TriggerSavepoint(kind SavepointKind, dir string) <-chan SavepointReply {
+	reply := make(chan jobmaster.SavepointReply, 1)
+	j.Job.TriggerSavepoint(jobmaster.SavepointRequest{Kind: kind, Dir: dir, Reply: reply})
+	return reply
+}
+
+// openCheckpoints opens the storage and builds the JobMaster's options;
+// cleanup closes the storage and removes a temporary directory.
+func openCheckpoints(ctx context.Context, c *Checkpoints, log *slog.Logger) (opts *jobmaster.CheckpointOptions, cleanup func(), err error) {
+	cleanup = func() {}
+	if c == nil {
+		return nil, cleanup, nil
+	}
+	dir := c.Dir
+	if dir == "" {
+		tmp, err := os.MkdirTemp("", "weir-checkpoints-")
+		if err != nil {
+			return nil, cleanup, fmt.Errorf("weir: checkpoint directory: %w", err)
+		}
+		dir, cleanup = tmp, func() { os.RemoveAll(tmp) }
+	}
+	st, err := storage.Open(ctx, dir, storage.Options{Logger: log, SavepointDir: c.SavepointDir})
+	if err != nil {
+		cleanup()
+		return nil, func() {}, fmt.Errorf("weir: checkpoint storage: %w", err)
+	}
+	cp := checkpoint.DefaultOptions()
+	cp.Enabled, cp.Interval = true, c.Interval
+	if c.Timeout > 0 {
+		cp.Timeout = c.Timeout
+	}
+	cp.MinPauseBetween = c.MinPause
+	if c.MaxConcurrent > 0 {
+		cp.MaxConcurrent = c.MaxConcurrent
+	}
+	cp.TolerableFailures = c.TolerableFailures
+	if c.Retained > 0 {
+		cp.Retained = c.Retained
+	}
+	cp.FinalCheckpointOnEndOfData = !c.DisableFinalCheckpoint && !c.DisableCheckpointsAfterTasksFinish
+	cp.NoCheckpointsAfterTasksFinish = c.DisableCheckpointsAfterTasksFinish
+	if err := cp.Validate(); err != nil {
+		cleanup()
+		return nil, func() {}, fmt.Errorf("weir: %w", err)
+	}
+	close := cleanup
+	cleanup = func() { st.Close(); close() }
+	return &jobmaster.CheckpointOptions{Options: cp, Storage: st, Unaligned: c.Unaligned, AlignedTimeout: c.AlignedTimeout}, cleanup, nil
+}

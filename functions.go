@@ -7,12 +7,11 @@ import (
 	"sync/atomic"
 
 	"github.com/weir-engine/weir/internal/op"
+	"github.com/weir-engine/weir/internal/operator"
 )
 
 // Collector receives what a FlatMap or process function emits.
-type Collector[T any] interface {
-	Collect(v T)
-}
+type Collector[T any] = operator.Collector[T]
 
 // MapFunction transforms one element into one element.
 type MapFunction[T, R any] interface {
@@ -119,27 +118,31 @@ func (a *accumulators) snapshot() map[string]int64 {
 	return out
 }
 
-// udf drives the optional lifecycle hooks of a user function.
+// udf drives the optional lifecycle hooks of a user function: it is the
+// operator.Hooks of the operator that runs it.
 type udf struct {
 	fn  any
 	acc *accumulators
 }
 
-func (u udf) open(ctx *op.Context) error {
+// Open calls the function's Open, if it has one.
+func (u udf) Open(ctx *op.Context) error {
 	if o, ok := u.fn.(Opener); ok {
 		return o.Open(newRuntimeContext(ctx, u.acc))
 	}
 	return nil
 }
 
-func (u udf) finish() error {
+// Finish calls the function's Finish, if it has one.
+func (u udf) Finish() error {
 	if f, ok := u.fn.(Finisher); ok {
 		return f.Finish()
 	}
 	return nil
 }
 
-func (u udf) close() error {
+// Close calls the function's Close, if it has one.
+func (u udf) Close() error {
 	if c, ok := u.fn.(Closer); ok {
 		return c.Close()
 	}

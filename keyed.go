@@ -7,6 +7,7 @@ import (
 	"github.com/weir-engine/weir/internal/codec"
 	"github.com/weir-engine/weir/internal/graph"
 	"github.com/weir-engine/weir/internal/op"
+	"github.com/weir-engine/weir/internal/operator"
 	"github.com/weir-engine/weir/internal/state"
 	"github.com/weir-engine/weir/internal/typeinfo"
 )
@@ -66,14 +67,14 @@ func ReduceWith[K comparable, T any](ks KeyedStream[K, T], fn ReduceFunction[T])
 	acc := ks.env.accumulators
 	return newKeyedOperator[K, T, T](ks, "Reduce", func(out any) (any, error) {
 		fn := instance(fn)
-		r := &reduceOp[K, T]{fn: fn.Reduce, key: ks.key, out: out.(op.Output[T]), udfOperator: udfOperator{udf{fn, acc}}}
+		r := &reduceOp[K, T]{fn: fn.Reduce, key: ks.key, out: out.(op.Output[T]), UDF: operator.UDF{Hooks: udf{fn, acc}}}
 		r.hash = ks.hash
 		return r, nil
 	})
 }
 
 type reduceOp[K comparable, T any] struct {
-	udfOperator
+	operator.UDF
 	keyedBase[K, struct{}]
 	fn    func(a, b T) (T, error)
 	key   func(T) K
@@ -89,12 +90,12 @@ func (r *reduceOp[K, T]) Open(ctx *op.Context) error {
 	if r.state, err = state.Value[K, T](r.backend, "reduce"); err != nil {
 		return err
 	}
-	return r.udfOperator.Open(ctx)
+	return r.UDF.Open(ctx)
 }
 
 // Close closes the function and releases the state.
 func (r *reduceOp[K, T]) Close() error {
-	return errors.Join(r.udfOperator.Close(), r.closeBackend())
+	return errors.Join(r.UDF.Close(), r.closeBackend())
 }
 
 func (r *reduceOp[K, T]) ProcessElement(ts int64, v T) error {

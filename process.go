@@ -191,9 +191,9 @@ func (p *processOp[K, R]) ProcessWatermark(wm int64) error {
 	return p.out.EmitWatermark(wm)
 }
 
-func (p *processOp[K, R]) Finish() error { return udf{fn: p.fn}.finish() }
+func (p *processOp[K, R]) Finish() error { return udf{fn: p.fn}.Finish() }
 func (p *processOp[K, R]) Close() error {
-	return errors.Join(udf{fn: p.fn}.close(), p.closeBackend())
+	return errors.Join(udf{fn: p.fn}.Close(), p.closeBackend())
 }
 
 func (c *KeyedContext[K, R]) takeErr() error {

@@ -1,17 +1,12 @@
 package weir
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"os"
-	"path/filepath"
-	"sync"
 
 	"github.com/weir-engine/weir/internal/graph"
-	"github.com/weir-engine/weir/internal/op"
+	"github.com/weir-engine/weir/internal/operator"
 	"github.com/weir-engine/weir/internal/typeinfo"
 )
 
@@ -58,7 +53,7 @@ func AddSinkWith[T any](s DataStream[T], fn SinkFunction[T]) DataStreamSink {
 	acc := s.env.accumulators
 	return addSink(s, "Sink", func(any) (any, error) {
 		fn := instance(fn)
-		return &sinkOp[T]{fn: fn.Invoke, udfOperator: udfOperator{udf{fn, acc}}}, nil
+		return operator.NewSink(fn.Invoke, udf{fn, acc}), nil
 	})
 }
 
@@ -72,55 +67,14 @@ func addSink[T any](s DataStream[T], name string, factory graph.Factory) DataStr
 	return DataStreamSink{k}
 }
 
-type sinkOp[T any] struct {
-	udfOperator
-	chainBinding
-	fn func(T) error
-}
-
-// Collect is ProcessElement for a direct predecessor (op.Chainable).
-func (k *sinkOp[T]) Collect(_ int64, v T) error {
-	if err := k.fn(v); err != nil {
-		return k.attr(err)
-	}
-	return nil
-}
-
-func (k *sinkOp[T]) ProcessElement(_ int64, v T) error { return k.fn(v) }
-
 // Print writes every element on a line of the Env's standard output, with
 // the subtask number as prefix ("2> ") when the sink runs in parallel.
 func Print[T any](s DataStream[T]) DataStreamSink {
 	if !s.ok() {
 		return DataStreamSink{invalid[struct{}](s.env, errors.New("weir: Print on an invalid stream"))}
 	}
-	w := &lockedWriter{w: s.env.opts.Stdout}
-	return addSink(s, "Print", func(any) (any, error) { return &printOp[T]{w: w}, nil })
-}
-
-type lockedWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-type printOp[T any] struct {
-	op.Base
-	w      *lockedWriter
-	prefix string
-}
-
-func (p *printOp[T]) Open(ctx *op.Context) error {
-	if ctx.Parallelism > 1 {
-		p.prefix = fmt.Sprintf("%d> ", ctx.SubtaskIndex+1)
-	}
-	return nil
-}
-
-func (p *printOp[T]) ProcessElement(_ int64, v T) error {
-	p.w.mu.Lock()
-	defer p.w.mu.Unlock()
-	_, err := fmt.Fprintf(p.w.w, "%s%v\n", p.prefix, v)
-	return err
+	w := operator.NewPrintWriter(s.env.opts.Stdout)
+	return addSink(s, "Print", func(any) (any, error) { return operator.NewPrint[T](w), nil })
 }
 
 // WriteText writes format(v) as a line per element into files under dir:
@@ -137,50 +91,8 @@ func WriteText[T any](s DataStream[T], dir string, format func(T) string) DataSt
 		return DataStreamSink{invalid[struct{}](s.env, errors.New("weir: WriteText on an invalid stream"))}
 	}
 	return addSink(s, "WriteText", func(any) (any, error) {
-		return &textSink[T]{dir: dir, format: format}, nil
+		return operator.NewText(dir, format), nil
 	})
-}
-
-type textSink[T any] struct {
-	op.Base
-	dir    string
-	format func(T) string
-	f      *os.File
-	w      *bufio.Writer
-}
-
-func (k *textSink[T]) Open(ctx *op.Context) error {
-	if err := os.MkdirAll(k.dir, 0o755); err != nil {
-		return err
-	}
-	f, err := os.Create(filepath.Join(k.dir, fmt.Sprintf("part-%d", ctx.SubtaskIndex)))
-	if err != nil {
-		return err
-	}
-	k.f, k.w = f, bufio.NewWriterSize(f, 64<<10)
-	return nil
-}
-
-func (k *textSink[T]) ProcessElement(_ int64, v T) error {
-	k.w.WriteString(k.format(v))
-	return k.w.WriteByte('\n')
-}
-
-func (k *textSink[T]) Finish() error {
-	if err := k.w.Flush(); err != nil {
-		return fmt.Errorf("write %s: %w", k.f.Name(), err)
-	}
-	if err := k.f.Sync(); err != nil {
-		return fmt.Errorf("sync %s: %w", k.f.Name(), err)
-	}
-	return nil
-}
-
-func (k *textSink[T]) Close() error {
-	if k.f == nil {
-		return nil
-	}
-	return k.f.Close()
 }
 
 // errCollected is the cause with which CollectN stops a job once it has
@@ -217,36 +129,12 @@ func collect[T any](ctx context.Context, s DataStream[T], limit int) ([]T, error
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	buf := &collectBuffer[T]{limit: limit, done: func() { cancel(errCollected) }}
-	sink := addSink(s, "Collect", func(any) (any, error) { return &collectOp[T]{buf: buf}, nil })
+	buf := operator.NewCollectBuffer[T](limit, func() { cancel(errCollected) })
+	sink := addSink(s, "Collect", func(any) (any, error) { return operator.NewCollect(buf), nil })
 	sink.SetParallelism(1)
 	_, err := s.env.Execute(ctx, "collect")
 	if err != nil && !errors.Is(context.Cause(ctx), errCollected) {
-		return buf.items, err
+		return buf.Items, err
 	}
-	return buf.items, nil
-}
-
-type collectBuffer[T any] struct {
-	items []T
-	limit int
-	done  func()
-}
-
-// collectOp runs in the one collecting subtask, so it needs no lock; the
-// caller reads the buffer after the job ended.
-type collectOp[T any] struct {
-	op.Base
-	buf *collectBuffer[T]
-}
-
-func (c *collectOp[T]) ProcessElement(_ int64, v T) error {
-	if c.buf.limit >= 0 && len(c.buf.items) >= c.buf.limit {
-		return nil
-	}
-	c.buf.items = append(c.buf.items, v)
-	if len(c.buf.items) == c.buf.limit {
-		c.buf.done()
-	}
-	return nil
+	return buf.Items, nil
 }

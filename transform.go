@@ -5,6 +5,7 @@ import (
 	"reflect"
 
 	"github.com/weir-engine/weir/internal/op"
+	"github.com/weir-engine/weir/internal/operator"
 )
 
 // Map applies f to every element.
@@ -27,12 +28,11 @@ func mapOperator[T, R any](s DataStream[T], f func(T) (R, error), fn MapFunction
 	}
 	acc := s.env.accumulators
 	return newOperator[T, R](s, "Map", func(out any) (any, error) {
-		m := &mapOp[T, R]{fn: f, out: out.(op.Output[R])}
 		if fn != nil {
 			fn := instance(fn)
-			m.fn, m.udf = fn.Map, udf{fn, acc}
+			return operator.NewMap(fn.Map, udf{fn, acc}, out.(op.Output[R])), nil
 		}
-		return m, nil
+		return operator.NewMap(f, nil, out.(op.Output[R])), nil
 	})
 }
 
@@ -55,12 +55,11 @@ func flatMapOperator[T, R any](s DataStream[T], f func(T, Collector[R]) error, f
 	}
 	acc := s.env.accumulators
 	return newOperator[T, R](s, "FlatMap", func(out any) (any, error) {
-		m := &flatMapOp[T, R]{fn: f, out: collector[R]{out: out.(op.Output[R])}}
 		if fn != nil {
 			fn := instance(fn)
-			m.fn, m.udf = fn.FlatMap, udf{fn, acc}
+			return operator.NewFlatMap(fn.FlatMap, udf{fn, acc}, out.(op.Output[R])), nil
 		}
-		return m, nil
+		return operator.NewFlatMap(f, nil, out.(op.Output[R])), nil
 	})
 }
 
@@ -83,12 +82,11 @@ func filterOperator[T any](s DataStream[T], f func(T) (bool, error), fn FilterFu
 	}
 	acc := s.env.accumulators
 	return newOperator[T, T](s, "Filter", func(out any) (any, error) {
-		m := &filterOp[T]{fn: f, out: out.(op.Output[T])}
 		if fn != nil {
 			fn := instance(fn)
-			m.fn, m.udf = fn.Filter, udf{fn, acc}
+			return operator.NewFilter(fn.Filter, udf{fn, acc}, out.(op.Output[T])), nil
 		}
-		return m, nil
+		return operator.NewFilter(f, nil, out.(op.Output[T])), nil
 	})
 }
 
@@ -121,136 +119,4 @@ func isNil(v any) bool {
 		return rv.IsNil()
 	}
 	return false
-}
-
-// chainBinding is what a Chainable operator keeps from Bind.
-type chainBinding struct {
-	attr    func(error) error
-	forward func(int64) error
-}
-
-// Bind implements op.Chainable.
-func (c *chainBinding) Bind(attr func(error) error, forward func(int64) error) {
-	c.attr, c.forward = attr, forward
-}
-
-// EmitWatermark passes a watermark on, for a chained operator called
-// directly as its predecessor's output.
-func (c *chainBinding) EmitWatermark(wm int64) error {
-	if err := c.forward(wm); err != nil {
-		return c.attr(err)
-	}
-	return nil
-}
-
-// udfOperator gives an operator the lifecycle of its user function (none
-// for a plain func); the operators embed it.
-type udfOperator struct{ udf udf }
-
-func (u *udfOperator) Open(ctx *op.Context) error { return u.udf.open(ctx) }
-func (u *udfOperator) Finish() error              { return u.udf.finish() }
-func (u *udfOperator) Close() error               { return u.udf.close() }
-
-// The operators hold the user function as a func value (a method value for
-// interface implementations): calling a func in generic code is a direct
-// closure call, while an interface method goes through the shape
-// dictionary.
-
-type mapOp[T, R any] struct {
-	fn  func(T) (R, error)
-	out op.Output[R]
-	udfOperator
-	chainBinding
-}
-
-// Collect is ProcessElement for a predecessor that calls the operator
-// directly (op.Chainable); it names the operator in its errors.
-func (m *mapOp[T, R]) Collect(ts int64, v T) error {
-	r, err := m.fn(v)
-	if err == nil {
-		err = m.out.Collect(ts, r)
-	}
-	if err != nil {
-		return m.attr(err)
-	}
-	return nil
-}
-
-func (m *mapOp[T, R]) ProcessElement(ts int64, v T) error {
-	r, err := m.fn(v)
-	if err != nil {
-		return err
-	}
-	return m.out.Collect(ts, r)
-}
-
-type filterOp[T any] struct {
-	fn  func(T) (bool, error)
-	out op.Output[T]
-	udfOperator
-	chainBinding
-}
-
-// Collect is ProcessElement for a direct predecessor (op.Chainable).
-func (f *filterOp[T]) Collect(ts int64, v T) error {
-	keep, err := f.fn(v)
-	if err == nil && keep {
-		err = f.out.Collect(ts, v)
-	}
-	if err != nil {
-		return f.attr(err)
-	}
-	return nil
-}
-
-func (f *filterOp[T]) ProcessElement(ts int64, v T) error {
-	keep, err := f.fn(v)
-	if err != nil || !keep {
-		return err
-	}
-	return f.out.Collect(ts, v)
-}
-
-type flatMapOp[T, R any] struct {
-	fn  func(T, Collector[R]) error
-	out collector[R]
-	udfOperator
-	chainBinding
-}
-
-// Collect is ProcessElement for a direct predecessor (op.Chainable).
-func (f *flatMapOp[T, R]) Collect(ts int64, v T) error {
-	if err := f.ProcessElement(ts, v); err != nil {
-		return f.attr(err)
-	}
-	return nil
-}
-
-func (f *flatMapOp[T, R]) ProcessElement(ts int64, v T) error {
-	f.out.ts = ts
-	if err := f.fn(v, &f.out); err != nil {
-		return err
-	}
-	return f.out.takeErr()
-}
-
-// collector adapts an op.Output to the user's Collector. Collect cannot
-// return an error, so the first downstream error is kept and reported
-// after the user function returns; later elements are dropped.
-type collector[T any] struct {
-	out op.Output[T]
-	ts  int64
-	err error
-}
-
-func (c *collector[T]) Collect(v T) {
-	if c.err == nil {
-		c.err = c.out.Collect(c.ts, v)
-	}
-}
-
-func (c *collector[T]) takeErr() error {
-	err := c.err
-	c.err = nil
-	return err
 }

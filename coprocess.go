@@ -50,7 +50,7 @@ func CoProcess[K comparable, A, B, R any](cs ConnectedStreams[K, A, B], fn Keyed
 		Factory: func(out any) (any, error) {
 			fn := instance(fn)
 			p := &processOp[K, R]{out: out.(op.Output[R]), fn: fn, acc: acc}
-			p.hash = a.hash
+			p.SetHash(a.hash)
 			return &coProcessOp[K, A, B, R]{
 				processOp: p,
 				first:     &coInput[K, A, R]{p: p, key: a.key, process: fn.ProcessElement1},
@@ -90,7 +90,7 @@ type coInput[K comparable, T, R any] struct {
 
 func (in *coInput[K, T, R]) ProcessElement(ts int64, v T) error {
 	p := in.p
-	p.setKey(in.key(v))
+	p.SetKey(in.key(v))
 	p.kctx.ts, p.kctx.domain = ts, EventTime
 	if err := in.process(&p.kctx, v); err != nil {
 		return err
@@ -98,5 +98,5 @@ func (in *coInput[K, T, R]) ProcessElement(ts int64, v T) error {
 	if err := p.kctx.takeErr(); err != nil {
 		return err
 	}
-	return p.backend.Err()
+	return p.Backend().Err()
 }

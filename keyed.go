@@ -9,6 +9,7 @@ import (
 	"github.com/weir-engine/weir/internal/op"
 	"github.com/weir-engine/weir/internal/operator"
 	"github.com/weir-engine/weir/internal/state"
+	"github.com/weir-engine/weir/internal/state/keyed"
 	"github.com/weir-engine/weir/internal/typeinfo"
 )
 
@@ -68,14 +69,14 @@ func ReduceWith[K comparable, T any](ks KeyedStream[K, T], fn ReduceFunction[T])
 	return newKeyedOperator[K, T, T](ks, "Reduce", func(out any) (any, error) {
 		fn := instance(fn)
 		r := &reduceOp[K, T]{fn: fn.Reduce, key: ks.key, out: out.(op.Output[T]), UDF: operator.UDF{Hooks: udf{fn, acc}}}
-		r.hash = ks.hash
+		r.SetHash(ks.hash)
 		return r, nil
 	})
 }
 
 type reduceOp[K comparable, T any] struct {
 	operator.UDF
-	keyedBase[K, struct{}]
+	keyed.Runtime[K, struct{}]
 	fn    func(a, b T) (T, error)
 	key   func(T) K
 	out   op.Output[T]
@@ -83,11 +84,11 @@ type reduceOp[K comparable, T any] struct {
 }
 
 func (r *reduceOp[K, T]) Open(ctx *op.Context) error {
-	if err := r.open(ctx); err != nil {
+	if err := r.OpenState(ctx); err != nil {
 		return err
 	}
 	var err error
-	if r.state, err = state.Value[K, T](r.backend, "reduce"); err != nil {
+	if r.state, err = state.Value[K, T](r.Backend(), "reduce"); err != nil {
 		return err
 	}
 	return r.UDF.Open(ctx)
@@ -95,11 +96,11 @@ func (r *reduceOp[K, T]) Open(ctx *op.Context) error {
 
 // Close closes the function and releases the state.
 func (r *reduceOp[K, T]) Close() error {
-	return errors.Join(r.UDF.Close(), r.closeBackend())
+	return errors.Join(r.UDF.Close(), r.CloseState())
 }
 
 func (r *reduceOp[K, T]) ProcessElement(ts int64, v T) error {
-	r.setKey(r.key(v))
+	r.SetKey(r.key(v))
 	if cur, ok := r.state.Value(); ok {
 		var err error
 		if v, err = r.fn(cur, v); err != nil {
@@ -107,8 +108,27 @@ func (r *reduceOp[K, T]) ProcessElement(ts int64, v T) error {
 		}
 	}
 	r.state.Update(v)
-	if err := r.backend.Err(); err != nil {
+	if err := r.Backend().Err(); err != nil {
 		return err
 	}
 	return r.out.Collect(ts, v)
 }
+
+// TimeDomain says which clock fired a timer.
+type TimeDomain = keyed.TimeDomain
+
+const (
+	// EventTime timers fire when the watermark passes them.
+	EventTime = keyed.EventTime
+	// ProcessingTime timers fire when the wall clock passes them.
+	ProcessingTime = keyed.ProcessingTime
+)
+
+// Every keyed operator hears of completed checkpoints (incremental state)
+// and releases its backend when closed.
+var (
+	_ op.CheckpointListener = (*reduceOp[int, int])(nil)
+	_ op.CheckpointListener = (*processInput[int, int, int])(nil)
+	_ op.CheckpointListener = (*windowOp[int, int, int, int])(nil)
+	_ op.CheckpointListener = (*coProcessOp[int, int, int, int])(nil)
+)

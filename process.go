@@ -6,6 +6,7 @@ import (
 
 	"github.com/weir-engine/weir/internal/graph"
 	"github.com/weir-engine/weir/internal/op"
+	"github.com/weir-engine/weir/internal/state/keyed"
 	"github.com/weir-engine/weir/internal/timer"
 	"github.com/weir-engine/weir/internal/typeinfo"
 )
@@ -47,7 +48,7 @@ type KeyedContext[K comparable, R any] struct {
 }
 
 // Key is the current key.
-func (c *KeyedContext[K, R]) Key() K { return c.op.backend.CurrentKey() }
+func (c *KeyedContext[K, R]) Key() K { return c.op.Backend().CurrentKey() }
 
 // Timestamp is the event timestamp of the element, or of the firing timer;
 // ok is false for elements without one.
@@ -74,7 +75,7 @@ func (c *KeyedContext[K, R]) CollectWithTimestamp(v R, ts int64) {
 }
 
 func (c *KeyedContext[K, R]) sideOutput(id string) (any, int64) {
-	return c.op.ctx.SideOutputs[id], c.ts
+	return c.op.Context().SideOutputs[id], c.ts
 }
 
 func (c *KeyedContext[K, R]) recordErr(err error) {
@@ -139,7 +140,7 @@ func Process[K comparable, T, R any](ks KeyedStream[K, T], fn KeyedProcessFuncti
 	return newKeyedOperator[K, T, R](ks, "KeyedProcess", func(out any) (any, error) {
 		fn := instance(fn)
 		p := &processOp[K, R]{out: out.(op.Output[R]), fn: fn, acc: acc}
-		p.hash = ks.hash
+		p.SetHash(ks.hash)
 		return &processInput[K, T, R]{processOp: p, fn: fn, key: ks.key}, nil
 	})
 }
@@ -147,7 +148,7 @@ func Process[K comparable, T, R any](ks KeyedStream[K, T], fn KeyedProcessFuncti
 // processOp is the input-type-independent part of the process operator,
 // so that KeyedContext needs no input type parameter.
 type processOp[K comparable, R any] struct {
-	keyedBase[K, struct{}]
+	keyed.Runtime[K, struct{}]
 	out     op.Output[R]
 	fn      any
 	acc     *accumulators
@@ -156,12 +157,12 @@ type processOp[K comparable, R any] struct {
 }
 
 func (p *processOp[K, R]) Open(ctx *op.Context) error {
-	if err := p.open(ctx); err != nil {
+	if err := p.OpenState(ctx); err != nil {
 		return err
 	}
 	p.kctx.op = p
 	p.onTimer, _ = p.fn.(TimerFunction[K, R])
-	p.keyedBase.onTimer = func(t timer.Timer[K, struct{}], d TimeDomain) error {
+	p.SetOnTimer(func(t timer.Timer[K, struct{}], d TimeDomain) error {
 		if p.onTimer == nil {
 			return nil
 		}
@@ -173,11 +174,11 @@ func (p *processOp[K, R]) Open(ctx *op.Context) error {
 			return err
 		}
 		return p.kctx.takeErr()
-	}
+	})
 	rc := newRuntimeContext(ctx, p.acc)
 	switch o := p.fn.(type) {
 	case KeyedOpener[K]:
-		return o.Open(&KeyedRuntimeContext[K]{RuntimeContext: rc, backend: p.backend})
+		return o.Open(&KeyedRuntimeContext[K]{RuntimeContext: rc, backend: p.Backend()})
 	case Opener:
 		return o.Open(rc)
 	}
@@ -185,7 +186,7 @@ func (p *processOp[K, R]) Open(ctx *op.Context) error {
 }
 
 func (p *processOp[K, R]) ProcessWatermark(wm int64) error {
-	if err := p.advanceWatermark(wm); err != nil {
+	if err := p.AdvanceWatermark(wm); err != nil {
 		return err
 	}
 	return p.out.EmitWatermark(wm)
@@ -193,7 +194,7 @@ func (p *processOp[K, R]) ProcessWatermark(wm int64) error {
 
 func (p *processOp[K, R]) Finish() error { return udf{fn: p.fn}.Finish() }
 func (p *processOp[K, R]) Close() error {
-	return errors.Join(udf{fn: p.fn}.Close(), p.closeBackend())
+	return errors.Join(udf{fn: p.fn}.Close(), p.CloseState())
 }
 
 func (c *KeyedContext[K, R]) takeErr() error {
@@ -210,7 +211,7 @@ type processInput[K comparable, T, R any] struct {
 }
 
 func (p *processInput[K, T, R]) ProcessElement(ts int64, v T) error {
-	p.setKey(p.key(v))
+	p.SetKey(p.key(v))
 	p.kctx.ts, p.kctx.domain = ts, EventTime
 	if err := p.fn.ProcessElement(&p.kctx, v); err != nil {
 		return err
@@ -218,22 +219,22 @@ func (p *processInput[K, T, R]) ProcessElement(ts int64, v T) error {
 	if err := p.kctx.takeErr(); err != nil {
 		return err
 	}
-	return p.backend.Err()
+	return p.Backend().Err()
 }
 
 type timerService[K comparable, R any] struct{ p *processOp[K, R] }
 
-func (s timerService[K, R]) CurrentProcessingTime() int64 { return s.p.ctx.ProcessingTime() }
-func (s timerService[K, R]) CurrentWatermark() int64      { return s.p.timers.CurrentWatermark() }
+func (s timerService[K, R]) CurrentProcessingTime() int64 { return s.p.Context().ProcessingTime() }
+func (s timerService[K, R]) CurrentWatermark() int64      { return s.p.Timers().CurrentWatermark() }
 func (s timerService[K, R]) RegisterEventTimeTimer(ts int64) {
-	s.p.timers.RegisterEventTimeTimer(s.p.backend.CurrentKey(), struct{}{}, ts)
+	s.p.Timers().RegisterEventTimeTimer(s.p.Backend().CurrentKey(), struct{}{}, ts)
 }
 func (s timerService[K, R]) RegisterProcessingTimeTimer(ts int64) {
-	s.p.registerProcessingTimer(struct{}{}, ts)
+	s.p.RegisterProcessingTimer(struct{}{}, ts)
 }
 func (s timerService[K, R]) DeleteEventTimeTimer(ts int64) {
-	s.p.timers.DeleteEventTimeTimer(s.p.backend.CurrentKey(), struct{}{}, ts)
+	s.p.Timers().DeleteEventTimeTimer(s.p.Backend().CurrentKey(), struct{}{}, ts)
 }
 func (s timerService[K, R]) DeleteProcessingTimeTimer(ts int64) {
-	s.p.timers.DeleteProcessingTimeTimer(s.p.backend.CurrentKey(), struct{}{}, ts)
+	s.p.Timers().DeleteProcessingTimeTimer(s.p.Backend().CurrentKey(), struct{}{}, ts)
 }

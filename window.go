@@ -7,6 +7,7 @@ import (
 
 	"github.com/weir-engine/weir/internal/op"
 	"github.com/weir-engine/weir/internal/state"
+	"github.com/weir-engine/weir/internal/state/keyed"
 	"github.com/weir-engine/weir/internal/timer"
 )
 
@@ -166,7 +167,7 @@ func newWindowOp[K comparable, T, A, O any](ws WindowedStream[K, T], name string
 	}
 	return newKeyedOperator[K, T, O](ks, name, func(out any) (any, error) {
 		w := &windowOp[K, T, A, O]{fns: fns, assigner: ws.assigner, lateTag: ws.late, key: ks.key, out: out.(op.Output[O])}
-		w.hash = ks.hash
+		w.SetHash(ks.hash)
 		return w, nil
 	})
 }
@@ -175,7 +176,7 @@ func newWindowOp[K comparable, T, A, O any](ws WindowedStream[K, T], name string
 // an event-time timer per key and window at the window's max timestamp.
 type windowOp[K comparable, T, A, O any] struct {
 	op.Base
-	keyedBase[K, TimeWindow]
+	keyed.Runtime[K, TimeWindow]
 	fns      windowFuncs[K, T, A, O]
 	assigner WindowAssigner
 	lateTag  string
@@ -187,30 +188,30 @@ type windowOp[K comparable, T, A, O any] struct {
 }
 
 func (w *windowOp[K, T, A, O]) Open(ctx *op.Context) error {
-	if err := w.open(ctx); err != nil {
+	if err := w.OpenState(ctx); err != nil {
 		return err
 	}
 	var err error
-	if w.contents, err = state.Map[K, TimeWindow, A](w.backend, "window-contents"); err != nil {
+	if w.contents, err = state.Map[K, TimeWindow, A](w.Backend(), "window-contents"); err != nil {
 		return err
 	}
 	if w.lateTag != "" {
 		w.late, _ = ctx.SideOutputs[w.lateTag].(op.Output[T])
 	}
-	w.onTimer = w.fire
+	w.SetOnTimer(w.fire)
 	return nil
 }
 
 // Close releases the state.
-func (w *windowOp[K, T, A, O]) Close() error { return w.closeBackend() }
+func (w *windowOp[K, T, A, O]) Close() error { return w.CloseState() }
 
 func (w *windowOp[K, T, A, O]) ProcessElement(ts int64, v T) error {
 	if ts == op.NoTimestamp {
 		return errors.New("element has no event timestamp: assign timestamps and watermarks before windows")
 	}
 	k := w.key(v)
-	w.setKey(k)
-	wm := w.timers.CurrentWatermark()
+	w.SetKey(k)
+	wm := w.Timers().CurrentWatermark()
 	w.windows = w.assigner.assign(w.windows[:0], ts)
 	late := true
 	for _, win := range w.windows {
@@ -230,7 +231,7 @@ func (w *windowOp[K, T, A, O]) ProcessElement(ts int64, v T) error {
 		if !existed {
 			// A window with contents has its timer already: registering
 			// it once saves a deduplicating map lookup per element.
-			w.timers.RegisterEventTimeTimer(k, win, win.MaxTimestamp())
+			w.Timers().RegisterEventTimeTimer(k, win, win.MaxTimestamp())
 		}
 	}
 	if late && w.late != nil {
@@ -238,7 +239,7 @@ func (w *windowOp[K, T, A, O]) ProcessElement(ts int64, v T) error {
 			return err
 		}
 	}
-	return w.backend.Err()
+	return w.Backend().Err()
 }
 
 func (w *windowOp[K, T, A, O]) fire(t timer.Timer[K, TimeWindow], _ TimeDomain) error {
@@ -255,7 +256,7 @@ func (w *windowOp[K, T, A, O]) fire(t timer.Timer[K, TimeWindow], _ TimeDomain) 
 }
 
 func (w *windowOp[K, T, A, O]) ProcessWatermark(wm int64) error {
-	if err := w.advanceWatermark(wm); err != nil {
+	if err := w.AdvanceWatermark(wm); err != nil {
 		return err
 	}
 	return w.out.EmitWatermark(wm)

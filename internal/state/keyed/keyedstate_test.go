@@ -1,4 +1,4 @@
-package weir
+package keyed
 
 import (
 	"bytes"
@@ -13,6 +13,7 @@ import (
 
 	"github.com/weir-engine/weir/internal/checkpoint/storage"
 	"github.com/weir-engine/weir/internal/op"
+	"github.com/weir-engine/weir/internal/scheduler"
 )
 
 // download copies a checkpoint's backend files out of the checkpoint
@@ -90,7 +91,7 @@ func TestDownloadClassifiesFailures(t *testing.T) {
 			if err == nil {
 				t.Fatal("download succeeded")
 			}
-			if got := errors.Is(err, ErrUnrecoverable); got != tt.unrecoverable {
+			if got := errors.Is(err, scheduler.ErrUnrecoverable); got != tt.unrecoverable {
 				t.Fatalf("unrecoverable = %v, want %v: %v", got, tt.unrecoverable, err)
 			}
 			if !strings.Contains(err.Error(), f.Key) {

@@ -1,4 +1,4 @@
-package weir
+package keyed
 
 import (
 	"errors"
@@ -11,9 +11,14 @@ import (
 	"github.com/weir-engine/weir/internal/timer"
 )
 
-// keyedBase is what every keyed operator shares: the keyed state backend,
-// the timer service with namespace N, and the wiring of processing-time
-// timers to the task's clock. It lives on the task's goroutine.
+// Runtime is what every keyed operator shares: the keyed state backend, the
+// timer service with namespace N, and the wiring of processing-time timers
+// to the task's clock. Operators embed it; it lives on the task's
+// goroutine. SetHash must be called before OpenState, and SetOnTimer
+// before the first timer can fire.
+type Runtime[K comparable, N comparable] = keyedBase[K, N]
+
+// keyedBase is Runtime (the name the snapshot code uses).
 type keyedBase[K comparable, N comparable] struct {
 	ctx     *op.Context
 	hash    func(K) uint32
@@ -33,9 +38,26 @@ type keyedBase[K comparable, N comparable] struct {
 	inflight  map[int64]*keyedSnapshot[K]
 }
 
-// open creates state and timers and restores them when the task starts
-// from a checkpoint.
-func (b *keyedBase[K, N]) open(ctx *op.Context) error {
+// SetHash sets the key hash that maps keys to key groups.
+func (b *keyedBase[K, N]) SetHash(hash func(K) uint32) { b.hash = hash }
+
+// SetOnTimer sets what a firing timer calls, with its key current.
+func (b *keyedBase[K, N]) SetOnTimer(fn func(t timer.Timer[K, N], domain TimeDomain) error) {
+	b.onTimer = fn
+}
+
+// Backend is the keyed state backend (set by OpenState).
+func (b *keyedBase[K, N]) Backend() *state.KeyedBackend[K] { return b.backend }
+
+// Timers is the timer service (set by OpenState).
+func (b *keyedBase[K, N]) Timers() *timer.Service[K, N] { return b.timers }
+
+// Context is the context the operator was opened with.
+func (b *keyedBase[K, N]) Context() *op.Context { return b.ctx }
+
+// OpenState creates state and timers and restores them when the task
+// starts from a checkpoint.
+func (b *keyedBase[K, N]) OpenState(ctx *op.Context) error {
 	b.ctx = ctx
 	b.timers = timer.NewService[K, N]()
 	err := b.openBackend(ctx)
@@ -44,20 +66,20 @@ func (b *keyedBase[K, N]) open(ctx *op.Context) error {
 	}
 	if err != nil {
 		// Close is not called after a failed Open.
-		return errors.Join(err, b.closeBackend())
+		return errors.Join(err, b.CloseState())
 	}
 	return nil
 }
 
-// setKey makes k the current key of state and timers.
-func (b *keyedBase[K, N]) setKey(k K) {
+// SetKey makes k the current key of state and timers.
+func (b *keyedBase[K, N]) SetKey(k K) {
 	b.backend.SetCurrentKey(k, keygroup.Of(b.hash(k), b.ctx.MaxParallelism))
 }
 
-// advanceWatermark fires the event-time timers up to wm.
-func (b *keyedBase[K, N]) advanceWatermark(wm int64) error {
+// AdvanceWatermark fires the event-time timers up to wm.
+func (b *keyedBase[K, N]) AdvanceWatermark(wm int64) error {
 	err := b.timers.AdvanceWatermark(wm, func(t timer.Timer[K, N]) error {
-		b.setKey(t.Key)
+		b.SetKey(t.Key)
 		return b.onTimer(t, EventTime)
 	})
 	if err != nil {
@@ -66,7 +88,9 @@ func (b *keyedBase[K, N]) advanceWatermark(wm int64) error {
 	return b.backend.Err()
 }
 
-func (b *keyedBase[K, N]) registerProcessingTimer(ns N, ts int64) {
+// RegisterProcessingTimer registers a processing-time timer of the
+// current key and arranges for the task to wake when it is due.
+func (b *keyedBase[K, N]) RegisterProcessingTimer(ns N, ts int64) {
 	if b.timers.RegisterProcessingTimeTimer(b.backend.CurrentKey(), ns, ts) {
 		b.scheduleWake()
 	}
@@ -89,7 +113,7 @@ func (b *keyedBase[K, N]) scheduleWake() {
 func (b *keyedBase[K, N]) fireProcessingTimers() error {
 	b.wake = nil
 	err := b.timers.AdvanceProcessingTime(b.ctx.ProcessingTime(), func(t timer.Timer[K, N]) error {
-		b.setKey(t.Key)
+		b.SetKey(t.Key)
 		return b.onTimer(t, ProcessingTime)
 	})
 	if err != nil {
@@ -115,12 +139,3 @@ func (d TimeDomain) String() string {
 	}
 	return "event time"
 }
-
-// Every keyed operator hears of completed checkpoints (incremental state)
-// and releases its backend when closed.
-var (
-	_ op.CheckpointListener = (*reduceOp[int, int])(nil)
-	_ op.CheckpointListener = (*processInput[int, int, int])(nil)
-	_ op.CheckpointListener = (*windowOp[int, int, int, int])(nil)
-	_ op.CheckpointListener = (*coProcessOp[int, int, int, int])(nil)
-)

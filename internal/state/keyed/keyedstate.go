@@ -1,4 +1,4 @@
-package weir
+package keyed
 
 import (
 	"context"
@@ -82,8 +82,8 @@ func (b *keyedBase[K, N]) openBackend(ctx *op.Context) error {
 	return nil
 }
 
-// closeBackend releases the backend and its hold on the working directory.
-func (b *keyedBase[K, N]) closeBackend() error {
+// CloseState releases the backend and its hold on the working directory.
+func (b *keyedBase[K, N]) CloseState() error {
 	var err error
 	if b.backend != nil {
 		err = b.backend.Close()

@@ -3,6 +3,7 @@ package network
 import (
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 
 	"github.com/weir-engine/weir/internal/codec"
@@ -20,7 +21,8 @@ type Selector[T any] func(v T) int
 type Writer interface {
 	// Flush sends every partly filled buffer.
 	Flush() error
-	// Broadcast flushes and sends an event to every channel.
+	// Broadcast flushes and sends an event to every channel. An
+	// EndOfPartition skips the channels whose consumer released them.
 	BroadcastEvent(e Event) error
 	// RecordsOut is the number of records written so far.
 	RecordsOut() int64
@@ -172,8 +174,18 @@ func (w *RecordWriter[T]) BroadcastEvent(e Event) error {
 	if err := w.Flush(); err != nil {
 		return err
 	}
+	_, end := e.(EndOfPartition)
 	for i, c := range w.channels {
-		if err := c.Send(w.ctx, Item{Event: e}); err != nil {
+		err := c.Send(w.ctx, Item{Event: e})
+		if end && errors.Is(err, ErrReleased) {
+			// The consumer ended before the producer, as a task that
+			// stopped with a savepoint does while a producer that had
+			// finished its input waits for the same savepoint to end:
+			// the consumer no longer needs to learn that the partition
+			// ended.
+			continue
+		}
+		if err != nil {
 			return fmt.Errorf("send %T to channel %d: %w", e, i, err)
 		}
 	}

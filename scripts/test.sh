@@ -15,7 +15,13 @@ echo "== go vet"
 go vet ./...
 echo "== staticcheck"
 go run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./...
+echo "== generated protobuf code (scripts/gen-proto.sh -check)"
+./scripts/gen-proto.sh -check
 echo "== go test"
+# Every message between the JobMaster, the TaskManagers and the
+# ResourceManager crosses the in-process transport as encoded protobuf
+# (internal/rpc; on in any test binary already, stated here for clarity).
+export WEIR_RPC_ENCODE=1
 go test -count=1 -timeout 15m "$@" ./...
 echo "== go test -race (the concurrent core, short runs)"
 go test -race -short -count=1 -timeout 10m . ./internal/task ./internal/network ./internal/jobmaster ./jobs/sequence

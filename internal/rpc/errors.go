@@ -1,0 +1,76 @@
+package rpc
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+
+	"github.com/weir-engine/weir/internal/rpc/rpcpb"
+	"github.com/weir-engine/weir/internal/scheduler"
+)
+
+// errorKinds are the sentinels an Error message keeps by kind.
+var errorKinds = []struct {
+	kind rpcpb.ErrorKind
+	err  error
+}{
+	{rpcpb.ErrorKind_ERROR_KIND_UNRECOVERABLE, scheduler.ErrUnrecoverable},
+	{rpcpb.ErrorKind_ERROR_KIND_NOT_EXIST, fs.ErrNotExist},
+	{rpcpb.ErrorKind_ERROR_KIND_PERMISSION, fs.ErrPermission},
+	{rpcpb.ErrorKind_ERROR_KIND_CANCELED, context.Canceled},
+	{rpcpb.ErrorKind_ERROR_KIND_DEADLINE_EXCEEDED, context.DeadlineExceeded},
+}
+
+// EncodeError turns err into a message (nil for nil): its text, the kinds
+// it matches, and a reference to err itself that DecodeError resolves in
+// this process. Every encoded error must be decoded once, or its reference
+// stays in the process's Handoff.
+func EncodeError(err error) *rpcpb.Error {
+	if err == nil {
+		return nil
+	}
+	m := &rpcpb.Error{Message: err.Error(), EmbeddedRef: PutLocal(err)}
+	for _, k := range errorKinds {
+		if errors.Is(err, k.err) {
+			m.Kinds = append(m.Kinds, k.kind)
+		}
+	}
+	return m
+}
+
+// DecodeError turns a message back into an error (nil for nil): the
+// original error when it was encoded in this process, otherwise an error
+// with its text that matches its kinds under errors.Is.
+func DecodeError(m *rpcpb.Error) error {
+	if m == nil {
+		return nil
+	}
+	if m.EmbeddedRef != 0 {
+		if v, ok := TakeLocal(m.EmbeddedRef); ok {
+			if err, ok := v.(error); ok {
+				return err
+			}
+		}
+	}
+	re := &RemoteError{Message: m.Message}
+	for _, k := range errorKinds {
+		for _, mk := range m.Kinds {
+			if mk == k.kind {
+				re.kinds = append(re.kinds, k.err)
+			}
+		}
+	}
+	return re
+}
+
+// RemoteError is an error that came from another process: its text and
+// the kinds it matched there.
+type RemoteError struct {
+	Message string
+	kinds   []error
+}
+
+func (e *RemoteError) Error() string { return e.Message }
+
+// Unwrap returns the sentinels of the error's kinds, for errors.Is.
+func (e *RemoteError) Unwrap() []error { return e.kinds }

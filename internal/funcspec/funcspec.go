@@ -1,0 +1,164 @@
+// Package funcspec resolves the function specs of task deployments: the
+// reference a TaskDeploymentDescriptor carries in place of the operators
+// (Go closures, which no message can carry) to the job graph whose vertex
+// the task runs.
+//
+// A spec is either embedded, naming a graph that a Table of the same
+// process holds (the embedded mini-cluster: the JobMaster and its
+// TaskManagers share the process and the Table), or registered, naming a
+// job builder (weir.RegisterJob) and the arguments to build the graph with,
+// which any process of the same binary can do. Both carry the graph's
+// fingerprint (graph.JobGraph.Fingerprint): the resolver refuses a graph
+// whose fingerprint differs from the sender's, for a builder that is not
+// deterministic or a binary that is not the same.
+package funcspec
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/weir-engine/weir/internal/graph"
+	"github.com/weir-engine/weir/internal/rpc/rpcpb"
+)
+
+// Errors of Resolve.
+var (
+	// ErrFingerprintMismatch: the graph resolved is not the sender's.
+	ErrFingerprintMismatch = errors.New("funcspec: graph fingerprint mismatch")
+	// ErrUnknown: the spec names nothing this process has.
+	ErrUnknown = errors.New("funcspec: unknown function spec")
+)
+
+// Builder builds the job graph of the job registered under name, with the
+// given arguments.
+type Builder func(name string, args []string) (*graph.JobGraph, error)
+
+// Table holds the graphs of the jobs embedded in this process, by job id,
+// and builds (once per name, arguments and fingerprint) the graphs of
+// registered jobs. It is safe for concurrent use.
+type Table struct {
+	build Builder
+	mu    struct {
+		sync.Mutex
+		embedded map[string]*graph.JobGraph
+		built    map[string]*graph.JobGraph
+	}
+}
+
+// NewTable returns a table that builds registered jobs with build (nil:
+// registered specs are refused).
+func NewTable(build Builder) *Table {
+	t := &Table{build: build}
+	t.mu.embedded = map[string]*graph.JobGraph{}
+	t.mu.built = map[string]*graph.JobGraph{}
+	return t
+}
+
+// Embed keeps jg as the graph of job jobID until release is called, and
+// returns its spec. A job id that is already embedded is refused.
+func (t *Table) Embed(jobID string, jg *graph.JobGraph) (spec *rpcpb.FunctionSpec, release func(), err error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if _, dup := t.mu.embedded[jobID]; dup {
+		return nil, nil, fmt.Errorf("funcspec: job %q is already embedded", jobID)
+	}
+	t.mu.embedded[jobID] = jg
+	var once sync.Once
+	release = func() {
+		once.Do(func() {
+			t.mu.Lock()
+			defer t.mu.Unlock()
+			delete(t.mu.embedded, jobID)
+		})
+	}
+	return &rpcpb.FunctionSpec{
+		Source:           &rpcpb.FunctionSpec_Embedded{Embedded: &rpcpb.EmbeddedGraph{JobId: jobID}},
+		GraphFingerprint: jg.Fingerprint(),
+	}, release, nil
+}
+
+// Registered returns the spec of a job built by the builder registered
+// under name from args, whose graph is jg.
+func Registered(name string, args []string, jg *graph.JobGraph) *rpcpb.FunctionSpec {
+	return &rpcpb.FunctionSpec{
+		Source:           &rpcpb.FunctionSpec_Registered{Registered: &rpcpb.RegisteredJob{Name: name, Args: args}},
+		GraphFingerprint: jg.Fingerprint(),
+	}
+}
+
+// Resolve returns the graph spec names, checked against its fingerprint.
+func (t *Table) Resolve(spec *rpcpb.FunctionSpec) (*graph.JobGraph, error) {
+	var jg *graph.JobGraph
+	switch s := spec.GetSource().(type) {
+	case *rpcpb.FunctionSpec_Embedded:
+		t.mu.Lock()
+		jg = t.mu.embedded[s.Embedded.GetJobId()]
+		t.mu.Unlock()
+		if jg == nil {
+			return nil, fmt.Errorf("%w: no embedded job %q in this process", ErrUnknown, s.Embedded.GetJobId())
+		}
+	case *rpcpb.FunctionSpec_Registered:
+		var err error
+		if jg, err = t.registered(s.Registered, spec.GetGraphFingerprint()); err != nil {
+			return nil, err
+		}
+	default:
+		return nil, fmt.Errorf("%w: a spec with no source", ErrUnknown)
+	}
+	if got := jg.Fingerprint(); got != spec.GetGraphFingerprint() {
+		return nil, fmt.Errorf("%w: %s has graph %s here, the sender's is %s", ErrFingerprintMismatch, describe(spec), got, spec.GetGraphFingerprint())
+	}
+	return jg, nil
+}
+
+// registered builds, or finds built, the graph of a registered job.
+func (t *Table) registered(r *rpcpb.RegisteredJob, fingerprint string) (*graph.JobGraph, error) {
+	if t.build == nil {
+		return nil, fmt.Errorf("%w: registered job %q: this process builds no registered jobs", ErrUnknown, r.GetName())
+	}
+	key := fmt.Sprintf("%q %q %s", r.GetName(), r.GetArgs(), fingerprint)
+	t.mu.Lock()
+	jg := t.mu.built[key]
+	t.mu.Unlock()
+	if jg != nil {
+		return jg, nil
+	}
+	jg, err := t.build(r.GetName(), r.GetArgs())
+	if err != nil {
+		return nil, fmt.Errorf("funcspec: build registered job %q: %w", r.GetName(), err)
+	}
+	if jg.Fingerprint() == fingerprint {
+		t.mu.Lock()
+		if prev := t.mu.built[key]; prev != nil {
+			jg = prev // built concurrently: every task of the job shares one graph
+		} else {
+			t.mu.built[key] = jg
+		}
+		t.mu.Unlock()
+	}
+	return jg, nil
+}
+
+// Forget drops the graphs built for registered job name (its job ended).
+func (t *Table) Forget(name string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	prefix := fmt.Sprintf("%q ", name)
+	for k := range t.mu.built {
+		if strings.HasPrefix(k, prefix) {
+			delete(t.mu.built, k)
+		}
+	}
+}
+
+func describe(spec *rpcpb.FunctionSpec) string {
+	switch s := spec.GetSource().(type) {
+	case *rpcpb.FunctionSpec_Embedded:
+		return fmt.Sprintf("embedded job %q", s.Embedded.GetJobId())
+	case *rpcpb.FunctionSpec_Registered:
+		return fmt.Sprintf("registered job %q %q", s.Registered.GetName(), s.Registered.GetArgs())
+	}
+	return "spec"
+}

@@ -331,9 +331,7 @@ func (jm *JobMaster) performCheckpoint(ctx context.Context, action checkpoint.Ac
 			// from there (a finished task without its snapshot fails the
 			// checkpoint at once, a failure aborts it), so a failed trigger
 			// needs no decline of its own.
-			if tm := jm.taskManagerOf(execID(t)); tm == nil || !tm.TriggerCheckpoint(jm.jobID, jm.sched.Generation(), execID(t), b) {
-				jm.log.Debug("trigger of a subtask that is not running", "id", a.ID, "task", t)
-			}
+			jm.triggerTask(execID(t), b)
 		}
 	case checkpoint.Persist:
 		md := jm.metadata(a)
@@ -438,9 +436,7 @@ func (jm *JobMaster) background(fn func()) {
 
 func (jm *JobMaster) notify(tasks []checkpoint.TaskID, id int64, complete bool) {
 	for _, t := range tasks {
-		if tm := jm.taskManagerOf(execID(t)); tm != nil {
-			tm.NotifyCheckpoint(jm.jobID, jm.sched.Generation(), execID(t), id, complete)
-		}
+		jm.notifyTask(execID(t), id, complete)
 	}
 }
 

@@ -7,6 +7,8 @@ import (
 	"github.com/weir-engine/weir/internal/checkpoint"
 	"github.com/weir-engine/weir/internal/checkpoint/storage"
 	"github.com/weir-engine/weir/internal/op"
+	"github.com/weir-engine/weir/internal/rpc"
+	"github.com/weir-engine/weir/internal/rpc/rpcpb"
 	"github.com/weir-engine/weir/internal/scheduler"
 	"github.com/weir-engine/weir/internal/taskmanager"
 )
@@ -116,7 +118,6 @@ func (jm *JobMaster) submit(ctx context.Context, a scheduler.Deploy, rs *restore
 		}
 		jm.stepCheckpoint(ctx, checkpoint.TasksRestarted{Now: jm.clock.Now(), Finished: finished})
 	}
-	report := func(r taskmanager.Report) { jm.events.Push(r) }
 	for _, as := range a.Plan.Assignments {
 		id := scheduler.ExecutionID{Vertex: as.Vertex, Subtask: as.Subtask}
 		jm.placed[id] = as.Slot.TaskManager
@@ -124,28 +125,34 @@ func (jm *JobMaster) submit(ctx context.Context, a scheduler.Deploy, rs *restore
 		if rs != nil {
 			init = rs.inits[id]
 		}
-		init.RequestSplit = func(uid string, subtask int, reply func([]byte, bool)) {
-			jm.events.Push(splitRequest{uid: uid, subtask: subtask, attempt: a.Generation, reply: reply})
-		}
+		d := jm.descriptor(a.Generation, id, as.Slot, init)
+		// Until tasks read and write their state themselves, the state
+		// read for them and the responder that writes their snapshots
+		// cross by reference (see taskmanager.EmbeddedRestore).
+		embedded := &taskmanager.EmbeddedRestore{Restored: init.Restored, ChannelState: init.ChannelState}
 		if jm.cp != nil {
-			init.Checkpointing = true
-			init.NoFinalCheckpoint = jm.cp.opts.NoCheckpointsAfterTasksFinish
-			init.Responder = &responder{jm: jm, ctx: ctx, vertex: jm.graph.Vertices[id.Vertex], task: taskID(id), attempt: a.Generation}
+			embedded.Responder = &responder{jm: jm, ctx: ctx, vertex: jm.graph.Vertices[id.Vertex], task: taskID(id), attempt: a.Generation}
 		}
-		tm := jm.tms[as.Slot.TaskManager]
-		if tm == nil {
+		if jm.tms[as.Slot.TaskManager] == nil {
 			// Lost while the generation restored: the scheduler failed
 			// its executions already.
 			jm.reportEnded(id, a.Generation, scheduler.ExecFailed, fmt.Errorf("deploy %v: %w: %s", id, scheduler.ErrTaskManagerLost, as.Slot.TaskManager))
 			continue
 		}
-		err := tm.Submit(taskmanager.Deployment{
-			JobID: jm.jobID, Generation: a.Generation, Graph: jm.graph, ID: id, Slot: as.Slot, Channels: jm.channels,
-			Report: report, Init: init,
-		})
-		if err != nil {
-			jm.reportEnded(id, a.Generation, scheduler.ExecFailed, fmt.Errorf("deploy %v to %v: %w", id, as.Slot, err))
+		if embedded.Responder != nil || len(embedded.Restored) > 0 || len(embedded.ChannelState) > 0 {
+			d.Restore.EmbeddedRef = rpc.PutLocal(embedded)
 		}
+		gen := a.Generation
+		jm.opts.RPC.TaskExecutor(as.Slot.TaskManager).SubmitTask(context.Background(), d).OnComplete(
+			func(r *rpcpb.SubmitTaskResponse, err error) {
+				if err == nil {
+					err = rpc.DecodeError(r.GetError())
+				}
+				if err != nil {
+					rpc.TakeLocal(d.GetRestore().GetEmbeddedRef()) // the TaskManager did not take it
+					jm.reportEnded(id, gen, scheduler.ExecFailed, fmt.Errorf("deploy %v to %v: %w", id, as.Slot, err))
+				}
+			})
 	}
 }
 

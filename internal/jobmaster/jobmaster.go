@@ -19,24 +19,32 @@ import (
 	"github.com/weir-engine/weir/internal/checkpoint"
 	"github.com/weir-engine/weir/internal/checkpoint/storage"
 	"github.com/weir-engine/weir/internal/clock"
+	"github.com/weir-engine/weir/internal/funcspec"
 	"github.com/weir-engine/weir/internal/graph"
 	"github.com/weir-engine/weir/internal/network"
 	"github.com/weir-engine/weir/internal/op"
 	"github.com/weir-engine/weir/internal/queue"
+	"github.com/weir-engine/weir/internal/rpc"
+	"github.com/weir-engine/weir/internal/rpc/rpcpb"
 	"github.com/weir-engine/weir/internal/scheduler"
 	"github.com/weir-engine/weir/internal/scheduler/slots"
 	"github.com/weir-engine/weir/internal/taskmanager"
 )
 
-// TaskManager is what the JobMaster needs of a TaskManager.
+// TaskManager is what the JobMaster knows of a TaskManager: its id (the
+// address of its rpc.TaskExecutorGateway), slots and network memory. It
+// reaches it only through the gateway (see Options.RPC).
 type TaskManager interface {
 	ID() string
 	Slots() []slots.ID
 	NetworkCapacity() network.Capacity
-	Submit(d taskmanager.Deployment) error
-	Cancel(job string, generation int, id scheduler.ExecutionID)
-	TriggerCheckpoint(job string, generation int, id scheduler.ExecutionID, b network.CheckpointBarrier) bool
-	NotifyCheckpoint(job string, generation int, id scheduler.ExecutionID, checkpointID int64, complete bool)
+}
+
+// Transport is how the JobMaster reaches its TaskManagers and is reached by
+// them: an *rpc.Local in process.
+type Transport interface {
+	TaskExecutor(addr string) rpc.TaskExecutorGateway
+	ServeJobMaster(addr string, g rpc.JobMasterGateway) (stop func(), err error)
 }
 
 // VertexMetrics are a vertex's counters summed over its subtasks.
@@ -99,6 +107,12 @@ type Options struct {
 	Logger   *slog.Logger
 	// Clock gives the JobMaster its time and timers (nil: clock.Real).
 	Clock clock.Clock
+	// RPC carries the JobMaster's calls to its TaskManagers and theirs to
+	// it; required.
+	RPC Transport
+	// Functions holds the job's graph while it runs, for the TaskManagers
+	// to resolve the function spec of their deployments; required.
+	Functions *funcspec.Table
 }
 
 // JobMaster runs one job.
@@ -134,6 +148,10 @@ type JobMaster struct {
 	// deploy.go).
 	restoring *restoring
 	held      []any
+	// function names the job's graph in deployments; address is where the
+	// JobMaster's gateway is served.
+	function *rpcpb.FunctionSpec
+	address  string
 }
 
 // restartTimer is the event that ends the delay before a restart.
@@ -150,6 +168,9 @@ func New(jobID string, jg *graph.JobGraph, tms []TaskManager, net *network.Regis
 	var reqs []slots.Request
 	for _, v := range jg.Vertices {
 		reqs = append(reqs, slots.Request{Vertex: v.ID, Parallelism: v.Parallelism})
+	}
+	if opts.RPC == nil || opts.Functions == nil {
+		return nil, errors.New("jobmaster: Options.RPC and Options.Functions are required")
 	}
 	clk := opts.Clock
 	if clk == nil {
@@ -187,6 +208,11 @@ func New(jobID string, jg *graph.JobGraph, tms []TaskManager, net *network.Regis
 // Run runs the job to a terminal state. Cancelling ctx cancels the job.
 func (jm *JobMaster) Run(ctx context.Context) Result {
 	start := jm.clock.Now()
+	stop, err := jm.serve()
+	if err != nil {
+		return Result{JobID: jm.jobID, Status: scheduler.Failed, Err: err}
+	}
+	defer stop()
 	ctx, cancelIO := context.WithCancel(ctx)
 	var restart, slotWait clock.Timer
 	defer func() {
@@ -248,8 +274,8 @@ func (jm *JobMaster) Run(ctx context.Context) Result {
 					continue
 				}
 				for _, id := range a.IDs {
-					if tm := jm.taskManagerOf(id); tm != nil {
-						tm.Cancel(jm.jobID, jm.sched.Generation(), id)
+					if te := jm.taskExecutorOf(id); te != nil {
+						te.CancelTask(context.Background(), &rpcpb.CancelTaskRequest{Task: jm.taskKey(id)})
 					}
 				}
 			}
@@ -322,8 +348,19 @@ func (jm *JobMaster) handle(ctx context.Context, ev any) {
 
 func (jm *JobMaster) now() time.Time { return jm.clock.Now() }
 
-func (jm *JobMaster) taskManagerOf(id scheduler.ExecutionID) TaskManager {
-	return jm.tms[jm.placed[id]]
+// taskExecutorOf returns the gateway of the TaskManager that runs id, or
+// nil when none does.
+func (jm *JobMaster) taskExecutorOf(id scheduler.ExecutionID) rpc.TaskExecutorGateway {
+	tm, ok := jm.placed[id]
+	if !ok {
+		return nil
+	}
+	return jm.opts.RPC.TaskExecutor(tm)
+}
+
+// taskKey names the current attempt of id in messages.
+func (jm *JobMaster) taskKey(id scheduler.ExecutionID) *rpcpb.TaskKey {
+	return rpc.TaskKey(jm.jobID, jm.sched.Generation(), id)
 }
 
 func (jm *JobMaster) vertexMetrics() []VertexMetrics {

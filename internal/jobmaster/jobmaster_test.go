@@ -15,10 +15,12 @@ import (
 	"github.com/weir-engine/weir/internal/checkpoint"
 	"github.com/weir-engine/weir/internal/checkpoint/storage"
 	"github.com/weir-engine/weir/internal/clock"
+	"github.com/weir-engine/weir/internal/funcspec"
 	"github.com/weir-engine/weir/internal/graph"
 	"github.com/weir-engine/weir/internal/jobmaster"
 	"github.com/weir-engine/weir/internal/network"
 	"github.com/weir-engine/weir/internal/op"
+	"github.com/weir-engine/weir/internal/rpc"
 	"github.com/weir-engine/weir/internal/scheduler"
 	"github.com/weir-engine/weir/internal/task"
 	"github.com/weir-engine/weir/internal/taskmanager"
@@ -104,6 +106,12 @@ func start(t *testing.T, ctx context.Context, jg *graph.JobGraph, opts jobmaster
 	t.Helper()
 	net := network.NewRegistry()
 	tm := taskmanager.New("tm-0", 1, net, network.NewBufferPool(network.DefaultNetworkMemory, network.DefaultBufferSize), task.Config{}, nil)
+	transport, functions := rpc.NewLocal(), funcspec.NewTable(nil)
+	stop, err := transport.ServeTaskExecutor(tm.ID(), taskmanager.NewGateway(tm, functions, transport))
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts.RPC, opts.Functions = transport, functions
 	jm, err := jobmaster.New("job", jg, []jobmaster.TaskManager{tm}, net, opts)
 	if err != nil {
 		t.Fatal(err)
@@ -111,6 +119,7 @@ func start(t *testing.T, ctx context.Context, jg *graph.JobGraph, opts jobmaster
 	done := make(chan jobmaster.Result, 1)
 	go func() {
 		res := jm.Run(ctx)
+		stop()
 		tm.Close()
 		done <- res
 	}()

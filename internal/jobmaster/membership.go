@@ -1,6 +1,10 @@
 package jobmaster
 
 import (
+	"context"
+
+	"github.com/weir-engine/weir/internal/rpc"
+	"github.com/weir-engine/weir/internal/rpc/rpcpb"
 	"github.com/weir-engine/weir/internal/scheduler"
 	"github.com/weir-engine/weir/internal/scheduler/slots"
 )
@@ -69,8 +73,7 @@ func (jm *JobMaster) handleMembership(ev any) {
 		jm.tms[e.tm.ID()] = e.tm
 		jm.sched.Step(scheduler.SlotsOffered{Slots: e.slots})
 	case taskManagerLost:
-		tm := jm.tms[e.id]
-		if tm == nil {
+		if jm.tms[e.id] == nil {
 			return
 		}
 		jm.log.Warn("TaskManager lost", "taskmanager", e.id, "reason", e.reason)
@@ -79,7 +82,7 @@ func (jm *JobMaster) handleMembership(ev any) {
 		gen := jm.sched.Generation()
 		for id, on := range jm.placed {
 			if on == e.id && !jm.sched.ExecutionState(id).Terminal() {
-				tm.Cancel(jm.jobID, gen, id)
+				jm.opts.RPC.TaskExecutor(e.id).CancelTask(context.Background(), &rpcpb.CancelTaskRequest{Task: rpc.TaskKey(jm.jobID, gen, id)})
 			}
 		}
 		delete(jm.tms, e.id)

@@ -11,10 +11,13 @@ import (
 	"time"
 
 	"github.com/weir-engine/weir/internal/clock"
+	"github.com/weir-engine/weir/internal/funcspec"
 	"github.com/weir-engine/weir/internal/graph"
 	"github.com/weir-engine/weir/internal/jobmaster"
 	"github.com/weir-engine/weir/internal/network"
 	"github.com/weir-engine/weir/internal/op"
+	"github.com/weir-engine/weir/internal/rpc"
+	"github.com/weir-engine/weir/internal/rpc/rpcpb"
 	"github.com/weir-engine/weir/internal/scheduler"
 	"github.com/weir-engine/weir/internal/scheduler/slots"
 	"github.com/weir-engine/weir/internal/task"
@@ -142,23 +145,77 @@ func (c *cutTaskManager) Cut() {
 	c.cut = true
 }
 
-func (c *cutTaskManager) Submit(d taskmanager.Deployment) error {
-	if c.isCut() {
-		return errors.New("connection cut")
-	}
-	report := d.Report
-	d.Report = func(r taskmanager.Report) {
-		if !c.isCut() {
-			report(r)
-		}
-	}
-	return c.TaskManager.Submit(d)
+// gateway is c's TaskExecutorGateway, cut with c: a deployment or cancel
+// no longer reaches it, and its reports no longer reach the JobMaster.
+func (c *cutTaskManager) gateway(functions *funcspec.Table, jms taskmanager.JobMasters) rpc.TaskExecutorGateway {
+	return cutGateway{TaskExecutorGateway: taskmanager.NewGateway(c.TaskManager, functions, cutJobMasters{c: c, jms: jms}), c: c}
 }
 
-func (c *cutTaskManager) Cancel(job string, generation int, id scheduler.ExecutionID) {
-	if !c.isCut() {
-		c.TaskManager.Cancel(job, generation, id)
+var errCut = errors.New("connection cut")
+
+type cutGateway struct {
+	rpc.TaskExecutorGateway
+	c *cutTaskManager
+}
+
+func (g cutGateway) SubmitTask(ctx context.Context, d *rpcpb.TaskDeploymentDescriptor) *rpc.Future[*rpcpb.SubmitTaskResponse] {
+	if g.c.isCut() {
+		return rpc.Failed[*rpcpb.SubmitTaskResponse](errCut)
 	}
+	return g.TaskExecutorGateway.SubmitTask(ctx, d)
+}
+
+func (g cutGateway) CancelTask(ctx context.Context, m *rpcpb.CancelTaskRequest) *rpc.Future[*rpcpb.CancelTaskResponse] {
+	if g.c.isCut() {
+		return rpc.Failed[*rpcpb.CancelTaskResponse](errCut)
+	}
+	return g.TaskExecutorGateway.CancelTask(ctx, m)
+}
+
+type cutJobMasters struct {
+	c   *cutTaskManager
+	jms taskmanager.JobMasters
+}
+
+func (j cutJobMasters) JobMaster(addr string) rpc.JobMasterGateway {
+	return cutJobMaster{JobMasterGateway: j.jms.JobMaster(addr), c: j.c}
+}
+
+type cutJobMaster struct {
+	rpc.JobMasterGateway
+	c *cutTaskManager
+}
+
+func (j cutJobMaster) UpdateTaskExecutionState(ctx context.Context, m *rpcpb.TaskExecutionState) *rpc.Future[*rpcpb.UpdateTaskExecutionStateResponse] {
+	if j.c.isCut() {
+		return rpc.Failed[*rpcpb.UpdateTaskExecutionStateResponse](errCut)
+	}
+	return j.JobMasterGateway.UpdateTaskExecutionState(ctx, m)
+}
+
+// withRPC returns opts with a transport over which tms are served (a cut
+// TaskManager behind its cut gateway) and a function table.
+func withRPC(t *testing.T, opts jobmaster.Options, tms ...jobmaster.TaskManager) jobmaster.Options {
+	t.Helper()
+	transport, functions := rpc.NewLocal(), funcspec.NewTable(nil)
+	for _, tm := range tms {
+		var g rpc.TaskExecutorGateway
+		switch tm := tm.(type) {
+		case *cutTaskManager:
+			g = tm.gateway(functions, transport)
+		case *taskmanager.TaskManager:
+			g = taskmanager.NewGateway(tm, functions, transport)
+		default:
+			t.Fatalf("no gateway for %T", tm)
+		}
+		stop, err := transport.ServeTaskExecutor(tm.ID(), g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(stop)
+	}
+	opts.RPC, opts.Functions = transport, functions
+	return opts
 }
 
 func newTaskManager(id string, n int, net *network.Registry) *taskmanager.TaskManager {
@@ -183,9 +240,9 @@ func TestLostTaskManagerFailsItsExecutionsAtOnce(t *testing.T) {
 	tm1 := &cutTaskManager{TaskManager: newTaskManager("tm-1", 1, net)}
 	defer tm0.Close()
 	defer tm1.Close()
-	jm, err := jobmaster.New("job", j.graph(t), []jobmaster.TaskManager{tm0, tm1}, net, jobmaster.Options{
+	jm, err := jobmaster.New("job", j.graph(t), []jobmaster.TaskManager{tm0, tm1}, net, withRPC(t, jobmaster.Options{
 		Clock: clk, Restart: &scheduler.FixedDelay{Attempts: 1, Delay: time.Second},
-	})
+	}, tm0, tm1))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -220,7 +277,7 @@ func TestLostTaskManagerWithoutRestartFailsTheJob(t *testing.T) {
 	net := network.NewRegistry()
 	tm0 := &cutTaskManager{TaskManager: newTaskManager("tm-0", 2, net)}
 	defer tm0.Close()
-	jm, err := jobmaster.New("job", j.graph(t), []jobmaster.TaskManager{tm0}, net, jobmaster.Options{Clock: clock.NewFake(epoch)})
+	jm, err := jobmaster.New("job", j.graph(t), []jobmaster.TaskManager{tm0}, net, withRPC(t, jobmaster.Options{Clock: clock.NewFake(epoch)}, tm0))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -246,7 +303,7 @@ func TestTaskManagerRegisteredLateStartsAWaitingJob(t *testing.T) {
 	tm0, tm1 := newTaskManager("tm-0", 1, net), newTaskManager("tm-1", 1, net)
 	defer tm0.Close()
 	defer tm1.Close()
-	jm, err := jobmaster.New("job", j.graph(t), []jobmaster.TaskManager{tm0}, net, jobmaster.Options{Clock: clk, SlotWait: time.Minute})
+	jm, err := jobmaster.New("job", j.graph(t), []jobmaster.TaskManager{tm0}, net, withRPC(t, jobmaster.Options{Clock: clk, SlotWait: time.Minute}, tm0, tm1))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -279,7 +336,7 @@ func TestSlotWaitTimesOut(t *testing.T) {
 	net := network.NewRegistry()
 	tm0 := newTaskManager("tm-0", 2, net)
 	defer tm0.Close()
-	jm, err := jobmaster.New("job", j.graph(t), []jobmaster.TaskManager{tm0}, net, jobmaster.Options{Clock: clk, SlotWait: time.Minute})
+	jm, err := jobmaster.New("job", j.graph(t), []jobmaster.TaskManager{tm0}, net, withRPC(t, jobmaster.Options{Clock: clk, SlotWait: time.Minute}, tm0))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -307,7 +364,7 @@ func TestTaskManagersRegisteredBeforeRunCountForTheStart(t *testing.T) {
 	tm0, tm1 := newTaskManager("tm-0", 1, net), newTaskManager("tm-1", 1, net)
 	defer tm0.Close()
 	defer tm1.Close()
-	jm, err := jobmaster.New("job", j.graph(t), nil, net, jobmaster.Options{Clock: clock.NewFake(epoch)})
+	jm, err := jobmaster.New("job", j.graph(t), nil, net, withRPC(t, jobmaster.Options{Clock: clock.NewFake(epoch)}, tm0, tm1))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -333,9 +390,9 @@ func TestRestartWaitsForSlots(t *testing.T) {
 	tm0, tm1 := newTaskManager("tm-0", 1, net), newTaskManager("tm-1", 1, net)
 	defer tm0.Close()
 	defer tm1.Close()
-	jm, err := jobmaster.New("job", j.graph(t), []jobmaster.TaskManager{tm0, tm1}, net, jobmaster.Options{
+	jm, err := jobmaster.New("job", j.graph(t), []jobmaster.TaskManager{tm0, tm1}, net, withRPC(t, jobmaster.Options{
 		Clock: clk, SlotWait: time.Minute, Restart: &scheduler.FixedDelay{Attempts: 1, Delay: time.Second},
-	})
+	}, tm0, tm1))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -366,7 +423,7 @@ func TestTaskManagerLostBeforeRun(t *testing.T) {
 	tm0, tm1 := newTaskManager("tm-0", 1, net), newTaskManager("tm-1", 1, net)
 	defer tm0.Close()
 	defer tm1.Close()
-	jm, err := jobmaster.New("job", j.graph(t), []jobmaster.TaskManager{tm0, tm1}, net, jobmaster.Options{Clock: clock.NewFake(epoch)})
+	jm, err := jobmaster.New("job", j.graph(t), []jobmaster.TaskManager{tm0, tm1}, net, withRPC(t, jobmaster.Options{Clock: clock.NewFake(epoch)}, tm0, tm1))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,9 +7,11 @@ import (
 	"log/slog"
 	"sync"
 
+	"github.com/weir-engine/weir/internal/funcspec"
 	"github.com/weir-engine/weir/internal/jobmaster"
 	"github.com/weir-engine/weir/internal/network"
 	"github.com/weir-engine/weir/internal/resourcemanager"
+	"github.com/weir-engine/weir/internal/rpc"
 	"github.com/weir-engine/weir/internal/task"
 	"github.com/weir-engine/weir/internal/taskmanager"
 )
@@ -48,6 +50,11 @@ type Cluster struct {
 	log        *slog.Logger
 	net        *network.Registry
 	rm         *rmLoop
+	// transport carries the messages between the JobMasters and the
+	// TaskManagers (encoded in tests); functions holds the graphs of the
+	// running jobs, which deployments name by function spec.
+	transport *rpc.Local
+	functions *funcspec.Table
 	// ctx is cancelled by Close: it cancels every running job.
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -59,6 +66,7 @@ type Cluster struct {
 	mu struct {
 		sync.Mutex
 		tms     map[string]*taskmanager.TaskManager
+		unserve map[string]func()
 		running map[string]bool
 		next    int
 		closed  bool
@@ -78,7 +86,8 @@ func NewCluster(opts ClusterOptions) (*Cluster, error) {
 	if opts.NetworkMemory == 0 {
 		opts.NetworkMemory = network.DefaultNetworkMemory
 	}
-	c := &Cluster{opts: opts, bufferSize: opts.Task.BufferSize, log: opts.Logger, net: network.NewRegistry(), rm: startRMLoop()}
+	c := &Cluster{opts: opts, bufferSize: opts.Task.BufferSize, log: opts.Logger, net: network.NewRegistry(), rm: startRMLoop(),
+		transport: rpc.NewLocal(), functions: funcspec.NewTable(nil)}
 	if c.bufferSize <= 0 {
 		c.bufferSize = network.DefaultBufferSize
 	}
@@ -88,6 +97,7 @@ func NewCluster(opts ClusterOptions) (*Cluster, error) {
 	c.opts.Task.Logger = c.log
 	c.ctx, c.cancel = context.WithCancel(context.Background())
 	c.mu.tms = make(map[string]*taskmanager.TaskManager)
+	c.mu.unserve = make(map[string]func())
 	c.mu.running = make(map[string]bool)
 	for range opts.TaskManagers {
 		if _, err := c.AddTaskManager(0); err != nil {
@@ -118,9 +128,16 @@ func (c *Cluster) AddTaskManager(n int) (string, error) {
 	c.mu.next++
 	pool := network.NewBufferPool(c.opts.NetworkMemory, c.bufferSize)
 	tm := taskmanager.New(id, n, c.net, pool, c.opts.Task, c.log)
+	unserve, err := c.transport.ServeTaskExecutor(id, taskmanager.NewGateway(tm, c.functions, c.transport))
+	if err != nil {
+		c.mu.Unlock()
+		tm.Close()
+		return "", fmt.Errorf("minicluster: add %s: %w", id, err)
+	}
 	c.mu.tms[id] = tm
+	c.mu.unserve[id] = unserve
 	c.mu.Unlock()
-	err := c.rm.call(rmRequest{ev: resourcemanager.TaskManagerRegistered{ID: id, Slots: n, Network: tm.NetworkCapacity()}, tm: tm})
+	err = c.rm.call(rmRequest{ev: resourcemanager.TaskManagerRegistered{ID: id, Slots: n, Network: tm.NetworkCapacity()}, tm: tm})
 	if err != nil {
 		c.dropTaskManager(id)
 		return "", fmt.Errorf("minicluster: add %s: %w", id, err)
@@ -148,9 +165,13 @@ func (c *Cluster) RemoveTaskManager(id string) error {
 // dropTaskManager closes a TaskManager and forgets it.
 func (c *Cluster) dropTaskManager(id string) {
 	c.mu.Lock()
-	tm := c.mu.tms[id]
+	tm, unserve := c.mu.tms[id], c.mu.unserve[id]
 	delete(c.mu.tms, id)
+	delete(c.mu.unserve, id)
 	c.mu.Unlock()
+	if unserve != nil {
+		unserve()
+	}
 	if tm != nil {
 		tm.Close()
 	}
@@ -178,9 +199,12 @@ func (c *Cluster) Close() {
 	c.jobs.Wait()
 	c.rm.close()
 	c.mu.Lock()
-	tms := c.mu.tms
-	c.mu.tms = nil
+	tms, unserve := c.mu.tms, c.mu.unserve
+	c.mu.tms, c.mu.unserve = nil, nil
 	c.mu.Unlock()
+	for _, stop := range unserve {
+		stop()
+	}
 	for _, tm := range tms {
 		tm.Close()
 	}
@@ -192,5 +216,6 @@ func (c *Cluster) jobMasterOptions(o JobOptions) jobmaster.Options {
 		Restart: o.Restart, Checkpoints: o.Checkpoints, RestoreFrom: o.RestoreFrom,
 		AllowNonRestored: o.AllowNonRestored, Logger: c.log, SlotWait: o.SlotWait, Clock: o.Clock,
 		Channels: network.Sizing{Credit: o.Credit, Backlog: o.Backlog},
+		RPC:      c.transport, Functions: c.functions,
 	}
 }

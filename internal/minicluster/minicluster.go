@@ -1,7 +1,8 @@
 // Package minicluster runs a JobManager and TaskManagers inside the calling
 // process: the embedded default of `weir run` and Env.Execute. The pieces
 // are the same as in a distributed cluster; only the gateways between them
-// are direct calls and the network is the in-process registry.
+// go through the in-process rpc transport (which encodes every message in
+// tests) and the network is the in-process registry.
 //
 // A Cluster is a session cluster: a ResourceManager loop (rmloop.go, over
 // the pure resourcemanager state machine) with TaskManagers that register

@@ -1,0 +1,156 @@
+package jobmaster
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/weir-engine/weir/internal/checkpoint"
+	"github.com/weir-engine/weir/internal/network"
+	"github.com/weir-engine/weir/internal/rpc"
+	"github.com/weir-engine/weir/internal/rpc/rpcpb"
+	"github.com/weir-engine/weir/internal/scheduler"
+	"github.com/weir-engine/weir/internal/taskmanager"
+)
+
+// The JobMaster's side of the boundary. gateway is its
+// rpc.JobMasterGateway: each message becomes an event of the loop, and a
+// call that needs an answer (a split request) gets it when the loop has
+// handled the event. The loop reaches the TaskManagers through their
+// rpc.TaskExecutorGateway (Options.RPC) and never waits for an answer: the
+// answers it needs come back as events too.
+
+// serve embeds the job's graph for the TaskManagers to resolve and serves
+// the JobMaster's gateway; stop undoes both.
+func (jm *JobMaster) serve() (stop func(), err error) {
+	spec, release, err := jm.opts.Functions.Embed(jm.jobID, jm.graph)
+	if err != nil {
+		return nil, fmt.Errorf("jobmaster: %w", err)
+	}
+	jm.function = spec
+	jm.address = "jobmaster/" + jm.jobID
+	unserve, err := jm.opts.RPC.ServeJobMaster(jm.address, &gateway{jm: jm})
+	if err != nil {
+		release()
+		return nil, fmt.Errorf("jobmaster: %w", err)
+	}
+	return func() { unserve(); release() }, nil
+}
+
+// triggerTask sends a checkpoint trigger to a subtask. A subtask that is
+// no longer running has finished or failed, and its report is on its way:
+// the coordinator learns of it from there (a finished task without its
+// snapshot fails the checkpoint at once, a failure aborts it), so a
+// trigger that is not taken needs no decline of its own.
+func (jm *JobMaster) triggerTask(id scheduler.ExecutionID, b network.CheckpointBarrier) {
+	te := jm.taskExecutorOf(id)
+	if te == nil {
+		jm.log.Debug("trigger of a subtask that is not placed", "id", b.ID, "task", id)
+		return
+	}
+	te.TriggerCheckpoint(context.Background(), &rpcpb.TriggerCheckpointRequest{Task: jm.taskKey(id), Barrier: rpc.Barrier(b)}).OnComplete(
+		func(r *rpcpb.TriggerCheckpointResponse, err error) {
+			if err != nil || !r.GetAccepted() {
+				jm.log.Debug("trigger of a subtask that is not running", "id", b.ID, "task", id, "err", err)
+			}
+		})
+}
+
+// notifyTask tells a subtask how checkpoint id ended.
+func (jm *JobMaster) notifyTask(id scheduler.ExecutionID, checkpointID int64, complete bool) {
+	te := jm.taskExecutorOf(id)
+	if te == nil {
+		return
+	}
+	key := jm.taskKey(id)
+	if complete {
+		te.NotifyCheckpointComplete(context.Background(), &rpcpb.NotifyCheckpointComplete{Task: key, CheckpointId: checkpointID})
+	} else {
+		te.NotifyCheckpointAborted(context.Background(), &rpcpb.NotifyCheckpointAborted{Task: key, CheckpointId: checkpointID})
+	}
+}
+
+// gateway is the JobMaster's rpc.JobMasterGateway.
+type gateway struct{ jm *JobMaster }
+
+var _ rpc.JobMasterGateway = (*gateway)(nil)
+
+// errOtherJob answers a message about another job's task.
+var errOtherJob = errors.New("jobmaster: message for another job")
+
+// ours checks that k names a task of this job.
+func (g *gateway) ours(k *rpcpb.TaskKey) error {
+	if k.GetJobId() != g.jm.jobID {
+		return fmt.Errorf("%w: %q, this is %q", errOtherJob, k.GetJobId(), g.jm.jobID)
+	}
+	return nil
+}
+
+func (g *gateway) UpdateTaskExecutionState(_ context.Context, m *rpcpb.TaskExecutionState) *rpc.Future[*rpcpb.UpdateTaskExecutionStateResponse] {
+	_, ts, err := rpc.FromTaskState(m) // decodes the error: always, so its reference is freed
+	if err == nil {
+		err = g.ours(m.GetTask())
+	}
+	if err != nil {
+		return rpc.Failed[*rpcpb.UpdateTaskExecutionStateResponse](err)
+	}
+	mt := m.GetMetrics()
+	g.jm.events.Push(taskmanager.Report{TaskState: ts, RecordsIn: mt.GetRecordsIn(), RecordsOut: mt.GetRecordsOut(), LastSnapshot: mt.GetLastSnapshot()})
+	return rpc.Completed(&rpcpb.UpdateTaskExecutionStateResponse{}, nil)
+}
+
+func (g *gateway) AcknowledgeCheckpoint(_ context.Context, m *rpcpb.AcknowledgeCheckpoint) *rpc.Future[*rpcpb.Ack] {
+	if err := g.ours(m.GetTask()); err != nil {
+		return rpc.Failed[*rpcpb.Ack](err)
+	}
+	_, gen, id := rpc.FromTaskKey(m.GetTask())
+	g.jm.events.Push(ackEvent{id: m.GetCheckpointId(), task: taskID(id), states: rpc.FromStateHandles(m.GetState()), attempt: gen})
+	return rpc.Completed(&rpcpb.Ack{}, nil)
+}
+
+func (g *gateway) DeclineCheckpoint(_ context.Context, m *rpcpb.DeclineCheckpoint) *rpc.Future[*rpcpb.Ack] {
+	reason := rpc.DecodeError(m.GetReason())
+	if err := g.ours(m.GetTask()); err != nil {
+		return rpc.Failed[*rpcpb.Ack](err)
+	}
+	_, gen, id := rpc.FromTaskKey(m.GetTask())
+	g.jm.events.Push(declineEvent{id: m.GetCheckpointId(), task: taskID(id), err: reason, attempt: gen, partial: rpc.FromStateHandles(m.GetPartial())})
+	return rpc.Completed(&rpcpb.Ack{}, nil)
+}
+
+func (g *gateway) EndOfData(_ context.Context, m *rpcpb.EndOfData) *rpc.Future[*rpcpb.Ack] {
+	if err := g.ours(m.GetTask()); err != nil {
+		return rpc.Failed[*rpcpb.Ack](err)
+	}
+	_, gen, id := rpc.FromTaskKey(m.GetTask())
+	g.jm.events.Push(endOfDataEvent{task: checkpoint.TaskID{Vertex: id.Vertex, Subtask: id.Subtask}, attempt: gen})
+	return rpc.Completed(&rpcpb.Ack{}, nil)
+}
+
+// RequestSplit queues the request for the loop, which answers it from the
+// enumerator. A request of an earlier generation, or for an operator with
+// no enumerator, is never answered, as its subtask is gone.
+func (g *gateway) RequestSplit(_ context.Context, m *rpcpb.SplitRequest) *rpc.Future[*rpcpb.SplitAssignment] {
+	if err := g.ours(m.GetTask()); err != nil {
+		return rpc.Failed[*rpcpb.SplitAssignment](err)
+	}
+	_, gen, id := rpc.FromTaskKey(m.GetTask())
+	f := rpc.NewFuture[*rpcpb.SplitAssignment]()
+	g.jm.events.Push(splitRequest{uid: m.GetOperatorUid(), subtask: id.Subtask, attempt: gen, reply: func(split []byte, more bool) {
+		f.Complete(&rpcpb.SplitAssignment{Task: m.GetTask(), OperatorUid: m.GetOperatorUid(), Split: split, NoMoreSplits: !more}, nil)
+	}})
+	return f
+}
+
+// errUnsupported answers the calls of a session cluster that this
+// JobMaster does not take yet: its TaskManagers are fixed when it starts.
+var errUnsupported = errors.New("jobmaster: call not supported")
+
+func (g *gateway) OfferSlots(context.Context, *rpcpb.OfferSlotsRequest) *rpc.Future[*rpcpb.OfferSlotsResponse] {
+	return rpc.Failed[*rpcpb.OfferSlotsResponse](fmt.Errorf("%w: OfferSlots", errUnsupported))
+}
+
+func (g *gateway) DisconnectTaskManager(_ context.Context, m *rpcpb.DisconnectTaskManager) *rpc.Future[*rpcpb.Ack] {
+	rpc.DecodeError(m.GetCause())
+	return rpc.Failed[*rpcpb.Ack](fmt.Errorf("%w: DisconnectTaskManager", errUnsupported))
+}

@@ -51,3 +51,7 @@ func PutLocal(v any) uint64 { return process.Put(v) }
 
 // TakeLocal takes the value id refers to from this process's Handoff.
 func TakeLocal(id uint64) (any, bool) { return process.Take(id) }
+
+// PendingLocal is the number of values this process's Handoff keeps: zero
+// once every embedded reference sent was taken (tests check nothing leaks).
+func PendingLocal() int { return process.Len() }

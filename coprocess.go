@@ -5,6 +5,7 @@ import (
 
 	"github.com/weir-engine/weir/internal/graph"
 	"github.com/weir-engine/weir/internal/op"
+	"github.com/weir-engine/weir/internal/operator/keyedop"
 	"github.com/weir-engine/weir/internal/typeinfo"
 )
 
@@ -32,6 +33,16 @@ type KeyedCoProcessFunction[K comparable, A, B, R any] interface {
 
 // CoProcess applies fn to the elements of both streams.
 func CoProcess[K comparable, A, B, R any](cs ConnectedStreams[K, A, B], fn KeyedCoProcessFunction[K, A, B, R]) DataStream[R] {
+	return coOperator(cs, "KeyedCoProcess", fn, func(out op.Output[R]) any {
+		fn := instance(fn)
+		acc := cs.first.env.accumulators
+		return keyedop.NewCoProcess[K, A, B, R](fn, cs.first.key, cs.second.key, cs.first.hash, keyedUDF[K]{udf{fn, acc}}, out)
+	})
+}
+
+// coOperator records the two-input keyed operator that newOp builds for
+// each subtask, after the checks of CoProcess; fn is the user function.
+func coOperator[K comparable, A, B, R any](cs ConnectedStreams[K, A, B], name string, fn any, newOp func(out op.Output[R]) any) DataStream[R] {
 	a, b := cs.first, cs.second
 	switch {
 	case !a.ok() || !b.ok():
@@ -43,60 +54,9 @@ func CoProcess[K comparable, A, B, R any](cs ConnectedStreams[K, A, B], fn Keyed
 	if err := checkFn(a.DataStream, "CoProcess", fn); err != nil {
 		return invalid[R](a.env, err)
 	}
-	acc := a.env.accumulators
 	return derive[R](a.env, &graph.Transformation{
-		Kind: graph.KindOperator, Name: "KeyedCoProcess", Inputs: []*graph.Transformation{a.t, b.t},
+		Kind: graph.KindOperator, Name: name, Inputs: []*graph.Transformation{a.t, b.t},
 		OutType: typeinfo.New[R](), Keyed: true, TwoInput: true,
-		Factory: func(out any) (any, error) {
-			fn := instance(fn)
-			p := &processOp[K, R]{out: out.(op.Output[R]), fn: fn, acc: acc}
-			p.SetHash(a.hash)
-			return &coProcessOp[K, A, B, R]{
-				processOp: p,
-				first:     &coInput[K, A, R]{p: p, key: a.key, process: fn.ProcessElement1},
-				second:    &coInput[K, B, R]{p: p, key: b.key, process: fn.ProcessElement2},
-			}, nil
-		},
+		Factory: func(out any) (any, error) { return newOp(out.(op.Output[R])), nil },
 	})
-}
-
-// coProcessOp is a keyed process operator with two inputs; both share the
-// processOp's state, timers and context.
-type coProcessOp[K comparable, A, B, R any] struct {
-	*processOp[K, R]
-	first  *coInput[K, A, R]
-	second *coInput[K, B, R]
-}
-
-// ProcessElement is input 0.
-func (c *coProcessOp[K, A, B, R]) ProcessElement(ts int64, v A) error {
-	return c.first.ProcessElement(ts, v)
-}
-
-// InputAt implements op.MultiInput.
-func (c *coProcessOp[K, A, B, R]) InputAt(i int) any {
-	if i == 0 {
-		return c.first
-	}
-	return c.second
-}
-
-// coInput feeds one input's elements to the shared process operator.
-type coInput[K comparable, T, R any] struct {
-	p       *processOp[K, R]
-	key     func(T) K
-	process func(ctx *KeyedContext[K, R], v T) error
-}
-
-func (in *coInput[K, T, R]) ProcessElement(ts int64, v T) error {
-	p := in.p
-	p.SetKey(in.key(v))
-	p.kctx.ts, p.kctx.domain = ts, EventTime
-	if err := in.process(&p.kctx, v); err != nil {
-		return err
-	}
-	if err := p.kctx.takeErr(); err != nil {
-		return err
-	}
-	return p.Backend().Err()
 }

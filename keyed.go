@@ -1,14 +1,12 @@
 package weir
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/weir-engine/weir/internal/codec"
 	"github.com/weir-engine/weir/internal/graph"
 	"github.com/weir-engine/weir/internal/op"
-	"github.com/weir-engine/weir/internal/operator"
-	"github.com/weir-engine/weir/internal/state"
+	"github.com/weir-engine/weir/internal/operator/keyedop"
 	"github.com/weir-engine/weir/internal/state/keyed"
 	"github.com/weir-engine/weir/internal/typeinfo"
 )
@@ -68,50 +66,8 @@ func ReduceWith[K comparable, T any](ks KeyedStream[K, T], fn ReduceFunction[T])
 	acc := ks.env.accumulators
 	return newKeyedOperator[K, T, T](ks, "Reduce", func(out any) (any, error) {
 		fn := instance(fn)
-		r := &reduceOp[K, T]{fn: fn.Reduce, key: ks.key, out: out.(op.Output[T]), UDF: operator.UDF{Hooks: udf{fn, acc}}}
-		r.SetHash(ks.hash)
-		return r, nil
+		return keyedop.NewReduce(fn.Reduce, ks.key, ks.hash, udf{fn, acc}, out.(op.Output[T])), nil
 	})
-}
-
-type reduceOp[K comparable, T any] struct {
-	operator.UDF
-	keyed.Runtime[K, struct{}]
-	fn    func(a, b T) (T, error)
-	key   func(T) K
-	out   op.Output[T]
-	state *state.ValueState[K, T]
-}
-
-func (r *reduceOp[K, T]) Open(ctx *op.Context) error {
-	if err := r.OpenState(ctx); err != nil {
-		return err
-	}
-	var err error
-	if r.state, err = state.Value[K, T](r.Backend(), "reduce"); err != nil {
-		return err
-	}
-	return r.UDF.Open(ctx)
-}
-
-// Close closes the function and releases the state.
-func (r *reduceOp[K, T]) Close() error {
-	return errors.Join(r.UDF.Close(), r.CloseState())
-}
-
-func (r *reduceOp[K, T]) ProcessElement(ts int64, v T) error {
-	r.SetKey(r.key(v))
-	if cur, ok := r.state.Value(); ok {
-		var err error
-		if v, err = r.fn(cur, v); err != nil {
-			return err
-		}
-	}
-	r.state.Update(v)
-	if err := r.Backend().Err(); err != nil {
-		return err
-	}
-	return r.out.Collect(ts, v)
 }
 
 // TimeDomain says which clock fired a timer.
@@ -122,13 +78,4 @@ const (
 	EventTime = keyed.EventTime
 	// ProcessingTime timers fire when the wall clock passes them.
 	ProcessingTime = keyed.ProcessingTime
-)
-
-// Every keyed operator hears of completed checkpoints (incremental state)
-// and releases its backend when closed.
-var (
-	_ op.CheckpointListener = (*reduceOp[int, int])(nil)
-	_ op.CheckpointListener = (*processInput[int, int, int])(nil)
-	_ op.CheckpointListener = (*windowOp[int, int, int, int])(nil)
-	_ op.CheckpointListener = (*coProcessOp[int, int, int, int])(nil)
 )

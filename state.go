@@ -3,6 +3,7 @@ package weir
 import (
 	"iter"
 
+	"github.com/weir-engine/weir/internal/op"
 	"github.com/weir-engine/weir/internal/state"
 )
 
@@ -54,6 +55,23 @@ type KeyedRuntimeContext[K comparable] struct {
 // is called before the first element with the keyed runtime context.
 type KeyedOpener[K comparable] interface {
 	Open(rc *KeyedRuntimeContext[K]) error
+}
+
+// keyedUDF drives the lifecycle hooks of a keyed user function: it is the
+// keyedop.Hooks of the operator that runs it, and opens a KeyedOpener with
+// its KeyedRuntimeContext.
+type keyedUDF[K comparable] struct{ udf }
+
+// Open calls the function's Open, if it has one.
+func (u keyedUDF[K]) Open(ctx *op.Context, backend *state.KeyedBackend[K]) error {
+	rc := newRuntimeContext(ctx, u.acc)
+	switch o := u.fn.(type) {
+	case KeyedOpener[K]:
+		return o.Open(&KeyedRuntimeContext[K]{RuntimeContext: rc, backend: backend})
+	case Opener:
+		return o.Open(rc)
+	}
+	return nil
 }
 
 // GetValueState returns the value state called name, registering it on

@@ -1,0 +1,71 @@
+package keyedop
+
+import (
+	"errors"
+
+	"github.com/weir-engine/weir/internal/op"
+	"github.com/weir-engine/weir/internal/operator"
+	"github.com/weir-engine/weir/internal/state"
+	"github.com/weir-engine/weir/internal/state/keyed"
+)
+
+// Reduce keeps the running result of a reduce function per key and emits
+// it after every element (Flink's rolling reduce).
+type Reduce[K comparable, T any] struct {
+	operator.UDF
+	keyed.Runtime[K, struct{}]
+	fn    func(a, b T) (T, error)
+	key   func(T) K
+	out   op.Output[T]
+	state *state.ValueState[K, T]
+}
+
+// NewReduce returns the reduce of fn over the elements of each key(v),
+// hashed to key groups by hash, emitting to out; hooks may be nil.
+func NewReduce[K comparable, T any](fn func(a, b T) (T, error), key func(T) K, hash func(K) uint32, hooks operator.Hooks, out op.Output[T]) *Reduce[K, T] {
+	r := &Reduce[K, T]{fn: fn, key: key, out: out, UDF: operator.UDF{Hooks: hooks}}
+	r.SetHash(hash)
+	return r
+}
+
+// Open opens the state and then the function.
+func (r *Reduce[K, T]) Open(ctx *op.Context) error {
+	if err := r.OpenState(ctx); err != nil {
+		return err
+	}
+	var err error
+	if r.state, err = state.Value[K, T](r.Backend(), "reduce"); err != nil {
+		return err
+	}
+	return r.UDF.Open(ctx)
+}
+
+// Close closes the function and releases the state.
+func (r *Reduce[K, T]) Close() error {
+	return errors.Join(r.UDF.Close(), r.CloseState())
+}
+
+// ProcessElement implements op.Input.
+func (r *Reduce[K, T]) ProcessElement(ts int64, v T) error {
+	r.SetKey(r.key(v))
+	if cur, ok := r.state.Value(); ok {
+		var err error
+		if v, err = r.fn(cur, v); err != nil {
+			return err
+		}
+	}
+	r.state.Update(v)
+	if err := r.Backend().Err(); err != nil {
+		return err
+	}
+	return r.out.Collect(ts, v)
+}
+
+// Every keyed operator hears of completed checkpoints (incremental state)
+// and releases its backend when closed.
+var (
+	_ op.CheckpointListener = (*Reduce[int, int])(nil)
+	_ op.CheckpointListener = (*processInput[int, int, int])(nil)
+	_ op.CheckpointListener = (*windowOp[int, int, int, int, Window])(nil)
+	_ op.CheckpointListener = (*coProcessOp[int, int, int, int])(nil)
+)

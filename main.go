@@ -80,7 +80,7 @@ func (r jobRunner) Run(ctx context.Context, req cli.RunRequest) (cli.RunSummary,
 	res, err := execute(ctx, env, req)
 	switch {
 	case run != nil:
-		run.finish(ctx, res, err, req.Stderr)
+		finishRun(ctx, run, res, err, req.Stderr)
 	case err != nil && res != nil && res.Checkpoints.Completed > 0 && req.Stderr != nil:
 		fmt.Fprintf(req.Stderr, "job %s %s ended; its checkpoints were in a temporary directory and are gone: with --checkpoint-dir a new run resumes from the newest\n",
 			req.Job, res.JobID)

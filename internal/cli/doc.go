@@ -45,7 +45,7 @@
 //
 // An interrupted or failed run with --checkpoint-dir says which of its
 // checkpoints is retained; running the same command again resumes from
-// it (see the root package's resume.go; --fresh starts over).
+// it (see runrecord.go; --fresh starts over).
 //
 // # Console log
 //

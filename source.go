@@ -1,16 +1,12 @@
 package weir
 
 import (
-	"encoding/binary"
 	"fmt"
 	"iter"
 
 	"github.com/weir-engine/weir/internal/op"
+	"github.com/weir-engine/weir/internal/operator/source"
 )
-
-// sourceBatch is how many elements a source emits per poll of its task's
-// loop: enough to amortize the loop, few enough to keep mail responsive.
-const sourceBatch = 512
 
 // strideSplit is a position in an index space read with a stride: the
 // split of subtask i of p reads i, i+p, i+2p, ...
@@ -96,61 +92,6 @@ func FromIter[T any](env *Env, seq iter.Seq[T]) DataStream[T] {
 		return invalid[T](env, fmt.Errorf("weir: FromIter: nil iterator"))
 	}
 	return addSource[T](env, "FromIter", true, 1, func(out any) (any, error) {
-		return &iterSource[T]{seq: seq, out: out.(op.Output[T])}, nil
+		return source.NewIter(seq, out.(op.Output[T])), nil
 	})
-}
-
-const iterState = "emitted"
-
-type iterSource[T any] struct {
-	op.Base
-	seq     iter.Seq[T]
-	next    func() (T, bool)
-	stop    func()
-	out     op.Output[T]
-	emitted int64
-}
-
-func (s *iterSource[T]) Open(ctx *op.Context) error {
-	s.next, s.stop = iter.Pull(s.seq)
-	if e := ctx.Restored.List(iterState); len(e) == 1 {
-		skip, n := binary.Varint(e[0])
-		if n <= 0 {
-			return fmt.Errorf("restore: corrupt %s state", iterState)
-		}
-		for ; s.emitted < skip; s.emitted++ {
-			if _, ok := s.next(); !ok {
-				return fmt.Errorf("restore: the iterator ended after %d elements, the checkpoint had %d", s.emitted, skip)
-			}
-		}
-	}
-	return nil
-}
-
-func (s *iterSource[T]) PollNext() (op.Status, error) {
-	for n := 0; n < sourceBatch; n++ {
-		v, ok := s.next()
-		if !ok {
-			return op.EndOfInput, nil
-		}
-		s.emitted++
-		if err := s.out.Collect(op.NoTimestamp, v); err != nil {
-			return 0, err
-		}
-	}
-	return op.MoreAvailable, nil
-}
-
-func (s *iterSource[T]) Available() <-chan struct{} { return nil }
-
-// SnapshotState stores how many elements were emitted.
-func (s *iterSource[T]) SnapshotState(int64) (*op.Snapshot, error) {
-	return &op.Snapshot{Lists: []op.NamedList{{Name: iterState, Mode: op.SplitList, Entries: [][]byte{binary.AppendVarint(nil, s.emitted)}}}}, nil
-}
-
-func (s *iterSource[T]) Close() error {
-	if s.stop != nil {
-		s.stop()
-	}
-	return nil
 }

@@ -1,14 +1,14 @@
 package weir
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"time"
 
-	"github.com/weir-engine/weir/internal/codec"
 	"github.com/weir-engine/weir/internal/graph"
 	"github.com/weir-engine/weir/internal/op"
+	"github.com/weir-engine/weir/internal/operator/source"
+	"github.com/weir-engine/weir/internal/operator/watermark"
 	"github.com/weir-engine/weir/internal/typeinfo"
 )
 
@@ -81,22 +81,35 @@ func FromSplits[T, S any](env *Env, src SplitSource[T, S]) DataStream[T] {
 	if name == "" {
 		name = "Source"
 	}
+	spec := src.spec()
 	s := addSource[T](env, name, !src.Unbounded, 0, func(out any) (any, error) {
-		if reader {
-			return &readerSourceOp[T, S]{src: src, out: out.(op.Output[T])}, nil
-		}
-		return &splitSourceOp[T, S]{src: src, out: out.(op.Output[T])}, nil
+		return source.New(spec, out.(op.Output[T])), nil
 	})
-	if src.Dynamic && reader && s.ok() {
-		s.t.Enumerator = op.EnumeratorFactory(func(p int, restored []byte) (op.Enumerator, error) {
-			return readerEnumerator(src, p, restored)
-		})
-	} else if src.Dynamic && s.ok() {
-		s.t.Enumerator = op.EnumeratorFactory(func(p int, restored []byte) (op.Enumerator, error) {
-			return newEnumerator(src, p, restored)
-		})
+	if src.Dynamic && s.ok() {
+		s.t.Enumerator = source.NewEnumeratorFactory(spec)
 	}
 	return s
+}
+
+// spec is src as the source operators take it: the same fields, with the
+// user's readers and enumerator as the operators' interfaces (adapted once
+// per subtask, not per element).
+func (src SplitSource[T, S]) spec() source.Spec[T, S] {
+	sp := source.Spec[T, S]{Splits: src.Splits, Read: src.Read, Unbounded: src.Unbounded, RatePerSecond: src.RatePerSecond,
+		Dynamic: src.Dynamic, RequestInterval: src.RequestInterval, Watermarks: (*watermark.Strategy[T])(src.Watermarks)}
+	if src.NewReader != nil {
+		sp.NewReader = func() source.SplitReader[T, S] { return src.NewReader() }
+	}
+	if src.NewSourceReader != nil {
+		sp.NewSourceReader = func(c source.ReaderContext[T]) (source.Reader[T, S], error) {
+			return src.NewSourceReader(ReaderContext[T]{SubtaskIndex: c.SubtaskIndex, Parallelism: c.Parallelism,
+				Attempt: c.Attempt, Logger: c.Logger, Output: c.Output})
+		}
+	}
+	if src.NewEnumerator != nil {
+		sp.NewEnumerator = func(p int, restored []byte) (source.Enumerator[S], error) { return src.NewEnumerator(p, restored) }
+	}
+	return sp
 }
 
 // SplitReader reads splits for one subtask, keeping what it needs between
@@ -113,219 +126,4 @@ func addSource[T any](env *Env, name string, bounded bool, maxParallelism int, f
 		Kind: graph.KindSource, Name: name, OutType: typeinfo.New[T](), Factory: factory,
 		MaxAllowedParallelism: maxParallelism, Bounded: bounded,
 	})
-}
-
-// splitsState is the name of the operator list state holding the splits.
-const splitsState = "splits"
-
-type splitSourceOp[T, S any] struct {
-	op.Base
-	src    SplitSource[T, S]
-	out    op.Output[T]
-	ctx    *op.Context
-	splits []S
-	codec  codec.Codec[S]
-	reader SplitReader[T, S]
-	// dynamic assignment: a request is out; the enumerator has no more
-	requesting, exhausted bool
-	// rate limiting, per subtask
-	rate    float64
-	err     error
-	start   time.Time
-	emitted int64
-	waiting bool
-}
-
-func (s *splitSourceOp[T, S]) Open(ctx *op.Context) error {
-	s.ctx = ctx
-	c, err := codec.For[S]()
-	if err != nil {
-		return fmt.Errorf("split type: %w", err)
-	}
-	s.codec = c
-	if ctx.Restored != nil {
-		for _, e := range ctx.Restored.List(splitsState) {
-			sp, _, err := c.Decode(e)
-			if err != nil {
-				return fmt.Errorf("restore split: %w", err)
-			}
-			s.splits = append(s.splits, sp)
-		}
-	} else if !s.src.Dynamic {
-		all, err := s.src.Splits(ctx.Parallelism)
-		if err != nil {
-			return fmt.Errorf("splits: %w", err)
-		}
-		for i := ctx.SubtaskIndex; i < len(all); i += ctx.Parallelism {
-			s.splits = append(s.splits, all[i])
-		}
-	}
-	if s.src.NewReader != nil {
-		s.reader = s.src.NewReader()
-	} else {
-		s.reader = funcReader[T, S](s.src.Read)
-	}
-	s.rate = s.src.RatePerSecond / float64(ctx.Parallelism)
-	s.start = ctx.Timers.Now()
-	return nil
-}
-
-func (s *splitSourceOp[T, S]) Available() <-chan struct{} { return nil }
-
-func (s *splitSourceOp[T, S]) PollNext() (op.Status, error) {
-	if s.err != nil {
-		return 0, s.err
-	}
-	if len(s.splits) == 0 && s.src.Dynamic && !s.exhausted {
-		s.request()
-		return op.NothingAvailable, nil
-	}
-	if len(s.splits) == 0 {
-		if s.src.Unbounded {
-			return op.NothingAvailable, nil
-		}
-		return op.EndOfInput, nil
-	}
-	budget := s.budget()
-	if budget == 0 {
-		return op.NothingAvailable, nil
-	}
-	n := 0
-	done, err := s.reader.Read(&s.splits[0], budget, func(v T) error {
-		n++
-		return s.out.Collect(op.NoTimestamp, v)
-	})
-	s.emitted += int64(n)
-	if err != nil {
-		return 0, err
-	}
-	if done {
-		var zero S
-		s.splits[0] = zero
-		s.splits = s.splits[1:]
-	}
-	return op.MoreAvailable, nil
-}
-
-// request asks the enumerator for the next split, once at a time; the
-// reply arrives through the mailbox, which wakes the task's loop.
-func (s *splitSourceOp[T, S]) request() {
-	if s.requesting || s.ctx.Splits == nil {
-		if s.ctx.Splits == nil {
-			s.exhausted = true
-		}
-		return
-	}
-	s.requesting = true
-	s.ctx.Splits.RequestSplit(func(b []byte, ok bool) {
-		s.requesting = false
-		if !ok {
-			s.exhausted = true
-			return
-		}
-		sp, _, err := s.codec.Decode(b)
-		if err != nil {
-			s.err = fmt.Errorf("decode an assigned split: %w", err)
-			return
-		}
-		s.splits = append(s.splits, sp)
-	})
-}
-
-// budget is how many elements the rate allows now; when none, it arranges
-// a wake-up of the task's loop for when the next one is due.
-func (s *splitSourceOp[T, S]) budget() int {
-	if s.rate <= 0 {
-		return sourceBatch
-	}
-	now := s.ctx.Timers.Now()
-	allowed := int64(now.Sub(s.start).Seconds()*s.rate) + 1 - s.emitted
-	if allowed > 0 {
-		return int(min(allowed, sourceBatch))
-	}
-	if !s.waiting {
-		s.waiting = true
-		due := s.start.Add(time.Duration(float64(s.emitted) / s.rate * float64(time.Second)))
-		s.ctx.Timers.Schedule(due, func() error { s.waiting = false; return nil })
-	}
-	return 0
-}
-
-// SnapshotState stores the remaining splits with their positions.
-func (s *splitSourceOp[T, S]) SnapshotState(int64) (*op.Snapshot, error) {
-	entries := make([][]byte, len(s.splits))
-	for i, sp := range s.splits {
-		entries[i] = s.codec.Append(nil, sp)
-	}
-	return &op.Snapshot{Lists: []op.NamedList{{Name: splitsState, Mode: op.SplitList, Entries: entries}}}, nil
-}
-
-func (s *splitSourceOp[T, S]) Close() error {
-	if s.reader != nil {
-		return s.reader.Close()
-	}
-	return nil
-}
-
-type funcReader[T, S any] func(split *S, budget int, emit func(T) error) (bool, error)
-
-func (f funcReader[T, S]) Read(split *S, budget int, emit func(T) error) (bool, error) {
-	return f(split, budget, emit)
-}
-
-func (f funcReader[T, S]) Close() error { return nil }
-
-// enumerator hands out the splits of a dynamic split source; it lives on
-// the JobMaster's loop.
-type enumerator[S any] struct {
-	codec      codec.Codec[S]
-	unassigned []S
-}
-
-func newEnumerator[T, S any](src SplitSource[T, S], parallelism int, restored []byte) (*enumerator[S], error) {
-	c, err := codec.For[S]()
-	if err != nil {
-		return nil, fmt.Errorf("split type: %w", err)
-	}
-	e := &enumerator[S]{codec: c}
-	if restored != nil {
-		n, m := binary.Uvarint(restored)
-		if m <= 0 {
-			return nil, errors.New("corrupt enumerator state")
-		}
-		rest := restored[m:]
-		for i := uint64(0); i < n; i++ {
-			sp, k, err := c.Decode(rest)
-			if err != nil {
-				return nil, fmt.Errorf("restore split %d: %w", i, err)
-			}
-			e.unassigned = append(e.unassigned, sp)
-			rest = rest[k:]
-		}
-		return e, nil
-	}
-	if e.unassigned, err = src.Splits(parallelism); err != nil {
-		return nil, fmt.Errorf("splits: %w", err)
-	}
-	return e, nil
-}
-
-// Next implements op.Enumerator: the oldest unassigned split goes to
-// whichever subtask asks first.
-func (e *enumerator[S]) Next(int) ([]byte, bool) {
-	if len(e.unassigned) == 0 {
-		return nil, false
-	}
-	sp := e.unassigned[0]
-	e.unassigned = e.unassigned[1:]
-	return e.codec.Append(nil, sp), true
-}
-
-// Snapshot implements op.Enumerator.
-func (e *enumerator[S]) Snapshot() ([]byte, error) {
-	b := binary.AppendUvarint(nil, uint64(len(e.unassigned)))
-	for _, sp := range e.unassigned {
-		b = e.codec.Append(b, sp)
-	}
-	return b, nil
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/weir-engine/weir/internal/op"
+	"github.com/weir-engine/weir/internal/operator/watermark"
 )
 
 // WatermarkStrategy says how to take event timestamps from elements and how
@@ -54,70 +55,9 @@ func AssignTimestampsAndWatermarks[T any](s DataStream[T], w WatermarkStrategy[T
 		return invalid[T](s.env, fmt.Errorf("weir: AssignTimestampsAndWatermarks: negative duration in %+v", w))
 	}
 	if w.Interval == 0 {
-		w.Interval = 200 * time.Millisecond
+		w.Interval = watermark.DefaultInterval
 	}
 	return newOperator[T, T](s, "Timestamps/Watermarks", func(out any) (any, error) {
-		return &watermarkOp[T]{strategy: w, out: out.(op.Output[T]), maxTS: op.MinWatermark, emitted: op.MinWatermark}, nil
+		return watermark.New(watermark.Strategy[T](w), out.(op.Output[T])), nil
 	})
-}
-
-type watermarkOp[T any] struct {
-	op.Base
-	strategy WatermarkStrategy[T]
-	out      op.Output[T]
-	ctx      *op.Context
-	maxTS    int64
-	emitted  int64
-}
-
-func (w *watermarkOp[T]) Open(ctx *op.Context) error {
-	w.ctx = ctx
-	if !w.strategy.PerElement {
-		w.schedule()
-	}
-	return nil
-}
-
-func (w *watermarkOp[T]) schedule() {
-	w.ctx.Timers.Schedule(w.ctx.Timers.Now().Add(w.strategy.Interval), func() error {
-		if err := w.emitPeriodic(); err != nil {
-			return err
-		}
-		w.schedule()
-		return nil
-	})
-}
-
-// emitPeriodic emits the watermark the largest timestamp allows, if it
-// advanced.
-func (w *watermarkOp[T]) emitPeriodic() error {
-	if w.maxTS == op.MinWatermark {
-		return nil
-	}
-	wm := w.maxTS - w.strategy.OutOfOrderness.Milliseconds() - 1
-	if wm <= w.emitted {
-		return nil
-	}
-	w.emitted = wm
-	return w.out.EmitWatermark(wm)
-}
-
-func (w *watermarkOp[T]) ProcessElement(_ int64, v T) error {
-	ts := w.strategy.Timestamp(v)
-	w.maxTS = max(w.maxTS, ts)
-	if err := w.out.Collect(ts, v); err != nil {
-		return err
-	}
-	if w.strategy.PerElement {
-		return w.emitPeriodic()
-	}
-	return nil
-}
-
-func (w *watermarkOp[T]) ProcessWatermark(wm int64) error {
-	if wm == op.MaxWatermark && w.emitted != op.MaxWatermark {
-		w.emitted = wm
-		return w.out.EmitWatermark(wm)
-	}
-	return nil
 }

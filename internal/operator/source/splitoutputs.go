@@ -1,9 +1,10 @@
-package weir
+package source
 
 import (
 	"time"
 
 	"github.com/weir-engine/weir/internal/op"
+	"github.com/weir-engine/weir/internal/operator/watermark"
 )
 
 // Per-split watermarks, as Flink's SourceOperator makes them: each split of
@@ -25,7 +26,7 @@ import (
 // splitOutputs implements ReaderOutput over the source's output.
 type splitOutputs[T any] struct {
 	out      op.Output[T]
-	strategy *WatermarkStrategy[T] // nil: timestamps pass through, no watermarks
+	strategy *watermark.Strategy[T] // nil: timestamps pass through, no watermarks
 	timers   op.TimerScheduler
 	splits   map[string]*splitOutput[T]
 	emitted  int64
@@ -39,7 +40,7 @@ type splitOutputs[T any] struct {
 	liveSince time.Time
 }
 
-func newSplitOutputs[T any](out op.Output[T], w *WatermarkStrategy[T], timers op.TimerScheduler) *splitOutputs[T] {
+func newSplitOutputs[T any](out op.Output[T], w *watermark.Strategy[T], timers op.TimerScheduler) *splitOutputs[T] {
 	return &splitOutputs[T]{out: out, strategy: w, timers: timers, splits: map[string]*splitOutput[T]{}, emitted: op.MinWatermark, best: op.MinWatermark}
 }
 
@@ -54,7 +55,7 @@ func (m *splitOutputs[T]) start() {
 	m.liveSince = m.timers.Now()
 	interval := m.strategy.Interval
 	if interval <= 0 {
-		interval = 200 * time.Millisecond
+		interval = watermark.DefaultInterval
 	}
 	var tick func() error
 	tick = func() error {

@@ -1,10 +1,12 @@
-package weir
+package source
 
 import (
 	"fmt"
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/weir-engine/weir/internal/operator/watermark"
 )
 
 // manualTimers is an op.TimerScheduler whose time moves only when the test
@@ -97,7 +99,7 @@ func TestSplitOutputsWatermarkStatus(t *testing.T) {
 			start := time.Unix(1000, 0)
 			timers := &manualTimers{now: start}
 			out := &logOutput{}
-			m := newSplitOutputs[string](out, &WatermarkStrategy[string]{Interval: 10 * time.Millisecond, Idleness: tt.idleness}, timers)
+			m := newSplitOutputs[string](out, &watermark.Strategy[string]{Interval: 10 * time.Millisecond, Idleness: tt.idleness}, timers)
 			m.status = out.status
 			m.start()
 			for _, id := range tt.splits {

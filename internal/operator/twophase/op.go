@@ -64,6 +64,8 @@ type Op[T, C any] struct {
 	lineageOf func() string
 }
 
+// Open creates the committer, commits the committables restored from a
+// completed checkpoint, and then creates the writer.
 func (k *Op[T, C]) Open(ctx *op.Context) error {
 	k.ctx, k.cancel = context.WithCancel(context.Background())
 	k.noCheckpoints = !ctx.Checkpointing
@@ -106,6 +108,7 @@ func (k *Op[T, C]) Open(ctx *op.Context) error {
 	return nil
 }
 
+// ProcessElement writes v into the pending transaction.
 func (k *Op[T, C]) ProcessElement(_ int64, v T) error { return k.writer.Write(k.ctx, v) }
 
 // Finish flushes the writer. Without checkpoints there will be no final
@@ -130,6 +133,8 @@ func (k *Op[T, C]) Finish() error {
 	return k.endIfAllCommitted()
 }
 
+// SnapshotState pre-commits for checkpoint id and stores the pending
+// committables, the writer's state and the lineage.
 func (k *Op[T, C]) SnapshotState(id int64) (*op.Snapshot, error) {
 	if err := k.writer.Flush(k.ctx, false); err != nil {
 		return nil, fmt.Errorf("flush for checkpoint %d: %w", id, err)
@@ -162,6 +167,7 @@ func (k *Op[T, C]) SnapshotState(id int64) (*op.Snapshot, error) {
 	return snap, nil
 }
 
+// NotifyCheckpointComplete commits what was pre-committed up to id.
 func (k *Op[T, C]) NotifyCheckpointComplete(id int64) error {
 	if err := k.commitUpTo(id); err != nil {
 		return err
@@ -191,6 +197,8 @@ func (k *Op[T, C]) endIfAllCommitted() error {
 // checkpoint commits them.
 func (k *Op[T, C]) NotifyCheckpointAborted(int64) error { return nil }
 
+// commitUpTo commits the committables of checkpoints up to id; on failure
+// they all stay pending.
 func (k *Op[T, C]) commitUpTo(id int64) error {
 	var due []C
 	var rest []pendingCommittable[C] // a new slice: on failure pending stays whole
@@ -211,6 +219,7 @@ func (k *Op[T, C]) commitUpTo(id int64) error {
 	return nil
 }
 
+// Close closes the writer and the committer.
 func (k *Op[T, C]) Close() error {
 	var errs []error
 	if k.writer != nil {

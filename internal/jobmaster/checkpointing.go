@@ -347,12 +347,10 @@ func (jm *JobMaster) performCheckpoint(ctx context.Context, action checkpoint.Ac
 		}
 		v, _ := cp.dirs.Load(a.ID)
 		dir := v.(*storage.CheckpointDir)
-		jm.wg.Add(1)
-		go func() {
-			defer jm.wg.Done()
+		jm.background(func() {
 			loc, err := dir.Commit(ctx, md)
 			jm.events.Push(persistedEvent{id: a.ID, location: loc, err: err})
-		}()
+		})
 	case checkpoint.Completed:
 		cp.dirs.Delete(a.ID)
 		defer delete(cp.started, a.ID)
@@ -425,13 +423,19 @@ func (jm *JobMaster) performCheckpoint(ctx context.Context, action checkpoint.Ac
 	}
 }
 
-// background runs fn in a goroutine that Run waits for before it returns.
+// background runs fn off the loop, on Options.Executor (default: a
+// goroutine); Run waits for it before it returns.
 func (jm *JobMaster) background(fn func()) {
 	jm.wg.Add(1)
-	go func() {
+	run := func() {
 		defer jm.wg.Done()
 		fn()
-	}()
+	}
+	if jm.opts.Executor != nil {
+		jm.opts.Executor(run)
+		return
+	}
+	go run()
 }
 
 func (jm *JobMaster) notify(tasks []checkpoint.TaskID, id int64, complete bool) {

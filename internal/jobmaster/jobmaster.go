@@ -113,6 +113,11 @@ type Options struct {
 	// Functions holds the job's graph while it runs, for the TaskManagers
 	// to resolve the function spec of their deployments; required.
 	Functions *funcspec.Table
+	// Executor runs the JobMaster's work off its loop (storage calls, a
+	// generation's restore), which reports back through the loop's queue
+	// (nil: each in a goroutine of its own). Run, or Loop.Close, waits for
+	// all of it. A simulation runs it as events of its world.
+	Executor func(f func())
 }
 
 // JobMaster runs one job.
@@ -207,87 +212,22 @@ func New(jobID string, jg *graph.JobGraph, tms []TaskManager, net *network.Regis
 
 // Run runs the job to a terminal state. Cancelling ctx cancels the job.
 func (jm *JobMaster) Run(ctx context.Context) Result {
-	start := jm.clock.Now()
-	stop, err := jm.serve()
+	l, err := jm.Start(ctx)
 	if err != nil {
 		return Result{JobID: jm.jobID, Status: scheduler.Failed, Err: err}
 	}
-	defer stop()
-	ctx, cancelIO := context.WithCancel(ctx)
-	var restart, slotWait clock.Timer
-	defer func() {
-		for _, t := range []clock.Timer{restart, slotWait} {
-			if t != nil {
-				t.Stop()
-			}
-		}
-		if jm.cp != nil && jm.cp.tick != nil {
-			jm.cp.tick.Stop()
-		}
-		cancelIO()
-		jm.abandonRestore()
-		jm.closeEnumerators()
-		jm.wg.Wait()
-		if jm.cp != nil {
-			jm.dropUnfinishedShared()
-		}
-		jm.net.ReleaseJob(jm.jobID, jm.sched.Generation())
-	}()
-	jm.admitEarlyTaskManagers()
-	jm.sched.Step(scheduler.Start{WaitForSlots: jm.opts.SlotWait > 0})
-	jm.stepCheckpoint(ctx, checkpoint.Tick{Now: jm.clock.Now()})
+	defer l.Close()
 	done := ctx.Done()
 	for {
-		jm.publish()
-		for _, a := range jm.sched.Ready() {
-			switch a := a.(type) {
-			case scheduler.Terminated:
-				jm.log.Info("job ended", "status", a.Status, "err", a.Err)
-				if jm.cp != nil {
-					jm.cp.failSavepoints(fmt.Errorf("jobmaster: the job ended %s before the savepoint completed", a.Status))
-				}
-				res := Result{JobID: jm.jobID, Status: a.Status, Err: a.Err, Duration: jm.clock.Now().Sub(start),
-					Vertices: jm.vertexMetrics(), Restarts: jm.restarts}
-				if jm.cp != nil {
-					res.Checkpoints = jm.cp.stats()
-				}
-				jm.publish()
-				return res
-			case scheduler.ScheduleRestart:
-				jm.lastFailure = a.Cause
-				jm.log.Warn("job failed, restarting", "generation", a.Generation, "after", a.Delay, "cause", a.Cause)
-				jm.net.ReleaseJob(jm.jobID, a.Generation-1)
-				restart = jm.clock.AfterFunc(a.Delay, func() { jm.events.Push(restartTimer{}) })
-			case scheduler.AwaitResources:
-				jm.log.Info("waiting for slots", "generation", a.Generation, "for", jm.opts.SlotWait, "why", a.Err)
-				if slotWait != nil {
-					slotWait.Stop()
-				}
-				slotWait = jm.clock.AfterFunc(jm.opts.SlotWait, func() { jm.events.Push(slotWaitTimer{a.Generation}) })
-			case scheduler.Deploy:
-				if slotWait != nil {
-					slotWait.Stop()
-				}
-				jm.deploy(ctx, a)
-			case scheduler.CancelTasks:
-				if jm.cancelRestore(a.IDs) {
-					continue
-				}
-				for _, id := range a.IDs {
-					if te := jm.taskExecutorOf(id); te != nil {
-						te.CancelTask(context.Background(), &rpcpb.CancelTaskRequest{Task: jm.taskKey(id)})
-					}
-				}
-			}
+		if res, ended := l.act(); ended {
+			return res
 		}
 		select {
 		case <-jm.events.Signal():
-			for _, ev := range jm.events.PopAll() {
-				jm.handle(ctx, ev)
-			}
+			l.handleQueued()
 		case <-done:
 			done = nil
-			jm.sched.Step(scheduler.Cancel{})
+			l.Cancel()
 		}
 	}
 }

@@ -153,6 +153,9 @@ type JobMaster struct {
 	// deploy.go).
 	restoring *restoring
 	held      []any
+	// tickHeld: a tick of the checkpoint schedule waits for every subtask
+	// to run (see tick).
+	tickHeld bool
 	// function names the job's graph in deployments; address is where the
 	// JobMaster's gateway is served.
 	function *rpcpb.FunctionSpec
@@ -249,6 +252,9 @@ func (jm *JobMaster) handle(ctx context.Context, ev any) {
 			}
 		}
 		jm.sched.Step(e.TaskState)
+		if jm.tickHeld && jm.allRunning() {
+			jm.tick(ctx)
+		}
 	case taskManagerRegistered, taskManagerLost:
 		jm.handleMembership(ev)
 	case slotWaitTimer:
@@ -278,7 +284,7 @@ func (jm *JobMaster) handle(ctx context.Context, ev any) {
 	case persistedEvent:
 		jm.stepCheckpoint(ctx, checkpoint.Persisted{ID: e.id, Location: e.location, Err: e.err, Now: now})
 	case tickEvent:
-		jm.stepCheckpoint(ctx, checkpoint.Tick{Now: now})
+		jm.tick(ctx)
 	case SavepointRequest:
 		jm.requestSavepoint(ctx, e)
 	case splitRequest:
@@ -313,4 +319,35 @@ func (jm *JobMaster) vertexMetrics() []VertexMetrics {
 		out[id.Vertex].RecordsOut += r.RecordsOut
 	}
 	return out
+}
+
+// tick steps a Tick of the checkpoint schedule, once every subtask of the
+// generation runs (or finished): before, a checkpoint would be triggered
+// on subtasks that cannot take it (not deployed yet, waiting for slots,
+// restoring) and expire, counted as a failure, which with no failure
+// tolerated fails the job. Flink refuses such a trigger without counting
+// it. A tick that comes earlier is held until then; the coordinator then
+// triggers what is overdue.
+func (jm *JobMaster) tick(ctx context.Context) {
+	if !jm.allRunning() {
+		jm.tickHeld = true
+		return
+	}
+	jm.tickHeld = false
+	jm.stepCheckpoint(ctx, checkpoint.Tick{Now: jm.clock.Now()})
+}
+
+// allRunning reports whether every subtask of the generation is RUNNING
+// or FINISHED.
+func (jm *JobMaster) allRunning() bool {
+	for _, v := range jm.graph.Vertices {
+		for i := range v.Parallelism {
+			switch jm.sched.ExecutionState(scheduler.ExecutionID{Vertex: v.ID, Subtask: i}) {
+			case scheduler.ExecRunning, scheduler.ExecFinished:
+			default:
+				return false
+			}
+		}
+	}
+	return true
 }

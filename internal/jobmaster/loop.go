@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/weir-engine/weir/internal/checkpoint"
 	"github.com/weir-engine/weir/internal/clock"
 	"github.com/weir-engine/weir/internal/rpc/rpcpb"
 	"github.com/weir-engine/weir/internal/scheduler"
@@ -41,7 +40,7 @@ func (jm *JobMaster) Start(ctx context.Context) (*Loop, error) {
 	l.ctx, l.cancel = context.WithCancel(ctx)
 	jm.admitEarlyTaskManagers()
 	jm.sched.Step(scheduler.Start{WaitForSlots: jm.opts.SlotWait > 0})
-	jm.stepCheckpoint(l.ctx, checkpoint.Tick{Now: jm.clock.Now()})
+	jm.tick(l.ctx)
 	return l, nil
 }
 
@@ -139,9 +138,21 @@ func (l *Loop) act() (Result, bool) {
 			if jm.cancelRestore(a.IDs) {
 				continue
 			}
+			gen := jm.sched.Generation()
 			for _, id := range a.IDs {
 				if te := jm.taskExecutorOf(id); te != nil {
-					te.CancelTask(context.Background(), &rpcpb.CancelTaskRequest{Task: jm.taskKey(id)})
+					te.CancelTask(context.Background(), &rpcpb.CancelTaskRequest{Task: jm.taskKey(id)}).OnComplete(
+						func(_ *rpcpb.CancelTaskResponse, err error) {
+							if err != nil {
+								// The cancel did not reach the TaskManager (or
+								// its answer did not come back): the report it
+								// would send may never come, and the job would
+								// wait for it forever. Flink, too, gives up on
+								// an execution whose cancel calls fail.
+								jm.log.Warn("cancel a subtask", "task", id, "err", err)
+								jm.reportEnded(id, gen, scheduler.ExecCanceled, nil)
+							}
+						})
 				}
 			}
 		}

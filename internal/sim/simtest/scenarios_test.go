@@ -171,7 +171,7 @@ func TestSlowAcknowledgement(t *testing.T) {
 			cfg.Checkpoints.Timeout = 2 * time.Second
 			cfg.TaskManagers = cfg.TaskManagers[:2]
 			slow := p.IntN(2)
-			cfg.TaskManagers[slow].Ack = simtest.Span{Min: 500 * time.Millisecond, Max: 4 * time.Second}
+			cfg.TaskManagers[slow].Ack = simtest.Span{Min: 100 * time.Millisecond, Max: 2 * time.Second}
 		},
 		check: func(c *simtest.Cluster) error {
 			expired += c.Result.Checkpoints.Failed
@@ -191,8 +191,8 @@ func TestTaskManagerRegistersLate(t *testing.T) {
 	run(t, t.Name(), scenario{
 		config: func(cfg *simtest.Config, p *rand.Rand) {
 			cfg.TaskManagers = cfg.TaskManagers[:2]
-			cfg.TaskManagers[1].RegisterAt = time.Duration(1+p.IntN(25)) * time.Second
-			cfg.Checkpoints.TolerableFailures = 0 // Flink's default: no checkpoint may fail
+			cfg.TaskManagers[1].RegisterAt = time.Duration(1+p.IntN(15)) * time.Second // a lost registration retries after 11 s, within SlotWait
+			cfg.Checkpoints.TolerableFailures = 0                                      // Flink's default: no checkpoint may fail
 		},
 		check: func(c *simtest.Cluster) error {
 			if len(c.Restores) == 0 {

@@ -94,6 +94,7 @@ type simTask struct {
 	// finalID is the first checkpoint taken after end of data: its
 	// completion ends the task.
 	finalID      int64
+	committed    bool // the final checkpoint completed
 	lastSnapshot int64
 	early        [][]string // data messages that came before RUNNING
 }
@@ -209,6 +210,14 @@ func (t *simTask) endOfData() {
 	t.tm.ep.JobMaster(t.jm).EndOfData(context.Background(), &rpcpb.EndOfData{Task: t.key})
 }
 
+// maybeFinish finishes the task once its final checkpoint completed and
+// every producer's partition ended: a task ends only after its inputs did.
+func (t *simTask) maybeFinish() {
+	if t.state == waiting && t.committed && t.all(t.ended) {
+		t.finish()
+	}
+}
+
 // finish ends the task and its partitions.
 func (t *simTask) finish() {
 	t.setState(finished, nil)
@@ -268,6 +277,7 @@ func (t *simTask) data(m []string) {
 		}
 	case "eop":
 		t.ended[from] = true
+		t.maybeFinish()
 	}
 	t.align()
 }
@@ -319,7 +329,8 @@ func (tm *TaskManager) TriggerCheckpoint(_ context.Context, m *rpcpb.TriggerChec
 
 func (tm *TaskManager) NotifyCheckpointComplete(_ context.Context, m *rpcpb.NotifyCheckpointComplete) *rpc.Future[*rpcpb.Ack] {
 	if t := tm.task(m.GetTask()); t != nil && t.state == waiting && t.finalID != 0 && m.GetCheckpointId() >= t.finalID {
-		t.finish()
+		t.committed = true
+		t.maybeFinish()
 	}
 	return rpc.Completed(&rpcpb.Ack{}, nil)
 }

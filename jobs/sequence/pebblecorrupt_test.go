@@ -36,8 +36,9 @@ func TestCorruptPebbleCheckpointFailsAtOnce(t *testing.T) {
 			name = "incremental"
 		}
 		t.Run(name, func(t *testing.T) {
-			// About 1.5 s of input: the job is cancelled long before.
-			cfg := sequence.Config{Keys: 8, RecordsPerKey: 400, Rate: 2000}
+			// About 16 s of input: the job is cancelled once it completed
+			// its checkpoints, long before, even on a loaded machine.
+			cfg := sequence.Config{Keys: 8, RecordsPerKey: 4000, Rate: 2000}
 			out := t.TempDir()
 			cps := retainedPebbleCheckpoints(t, cfg, out, incremental)
 			latest := cps[len(cps)-1]

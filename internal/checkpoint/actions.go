@@ -43,12 +43,20 @@ func (c Cause) String() string {
 // Trigger starts checkpoint ID: send the trigger RPC, with ID, Timestamp
 // and Kind, to every task in Tasks (the plan's roots). The other running
 // tasks get it as barriers.
+//
+// With Again set, checkpoint ID is already pending and only the trigger
+// RPC goes out, to the tasks that became its roots after it was triggered:
+// every producer they read finished without taking it (FLIP-147: the
+// trigger reached a task that had just ended after its final checkpoint),
+// so no barrier of ID will come to them. A task that took ID from a barrier
+// meanwhile treats the RPC as the same checkpoint.
 type Trigger struct {
 	ID        int64
 	Timestamp time.Time
 	Kind      Kind
 	Cause     Cause
 	Tasks     []TaskID
+	Again     bool
 }
 
 // Persist asks the caller to write the metadata of checkpoint ID, every

@@ -220,7 +220,11 @@ func (h *harness) step(ev Event) string {
 func formatAction(a Action) string {
 	switch a := a.(type) {
 	case Trigger:
-		return fmt.Sprintf("trigger %d %v %v at=%v tasks=%v", a.ID, a.Kind, a.Cause, a.Timestamp.Sub(epoch), a.Tasks)
+		again := ""
+		if a.Again {
+			again = " again"
+		}
+		return fmt.Sprintf("trigger %d %v %v at=%v tasks=%v%s", a.ID, a.Kind, a.Cause, a.Timestamp.Sub(epoch), a.Tasks, again)
 	case Persist:
 		var keys []TaskID
 		for k := range a.States {

@@ -44,7 +44,8 @@
 //
 // The actions:
 //
-//   - [Trigger]: send the trigger RPC to each task in Tasks.
+//   - [Trigger]: send the trigger RPC to each task in Tasks (with Again,
+//     the checkpoint is pending already: send the RPC, nothing else).
 //   - [Persist]: write the metadata (states, finished tasks, fully finished
 //     vertices), then Step Persisted with the location or the error. Until
 //     then the checkpoint is pending (it occupies a MaxConcurrent slot) but
@@ -93,7 +94,11 @@
 // does; except when the task had reported EndOfData before the checkpoint
 // was triggered: a task waiting for its final checkpoint takes every
 // checkpoint triggered in the meantime, so its ack is on its way (the
-// finish report may overtake it). Finishing cancels nothing else.
+// finish report may overtake it), or, if its report says it took no
+// snapshot for the checkpoint (the trigger came after it exited on the
+// completion of its final one), it is recorded as finished in it, and the
+// tasks that became roots by its finishing get the trigger (Again): no
+// barrier of it left the task. Finishing cancels nothing else.
 //
 // # Choices where FLIP-147 leaves one
 //

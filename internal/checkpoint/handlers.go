@@ -48,7 +48,7 @@ func (c *Coordinator) onFinished(task TaskID, lastSnapshot int64) {
 	if !c.tasks.finish(f) {
 		return
 	}
-	var doomed []*pending
+	var doomed, orphaned []*pending
 	for _, p := range c.pending {
 		if p.persisting || !p.awaits(f) || p.id <= lastSnapshot {
 			continue // its acknowledgement is on its way
@@ -63,14 +63,35 @@ func (c *Coordinator) onFinished(task TaskID, lastSnapshot int64) {
 		// operators had finished, so the state it would have acknowledged
 		// is the final one; record it as finished in this checkpoint
 		// rather than wait for an ack that will never come.
-		p.finishedWithoutAck(f, task)
+		p.finishedWithoutAck(c.ix, f, task)
 		if p.fullyAcked() {
 			p.persisting = true
 			c.emit(p.persist())
+			continue
 		}
+		// It sent no barrier of p either: its consumers may now wait for
+		// p with no producer left to bring it.
+		orphaned = append(orphaned, p)
 	}
 	for _, p := range doomed {
 		c.fail(p, fmt.Errorf("%w: task %v finished without acknowledging checkpoint %d", ErrTaskFinished, task, p.id), true)
+	}
+	if len(orphaned) > 0 {
+		c.retrigger(orphaned)
+	}
+}
+
+// retrigger sends each checkpoint in ps to the tasks that became its roots
+// since it was triggered (every producer they read finished without taking
+// it), so that they take it from the trigger RPC: no barrier of it will
+// reach them, and it would stay pending, holding back the final
+// checkpoint, until its timeout.
+func (c *Coordinator) retrigger(ps []*pending) {
+	plan := calculatePlan(c.ix, c.tasks.finished)
+	for _, p := range ps {
+		if tasks := p.newRoots(c.ix, plan); len(tasks) > 0 {
+			c.emit(Trigger{ID: p.id, Timestamp: p.timestamp, Kind: p.kind, Cause: p.cause, Tasks: tasks, Again: true})
+		}
 	}
 }
 

@@ -15,7 +15,10 @@ type pending struct {
 	// waiting holds the flat numbers of the tasks that have yet to
 	// acknowledge.
 	waiting map[int]struct{}
-	states  map[TaskID]any
+	// triggered holds the flat numbers of the tasks the trigger RPC went
+	// to: the plan's roots, and those that became roots later (retrigger).
+	triggered map[int]struct{}
+	states    map[TaskID]any
 	// persisting is set once every task acknowledged and Persist went out:
 	// the checkpoint now only waits for Persisted and no longer expires.
 	persisting bool
@@ -30,11 +33,16 @@ func newPending(id int64, kind Kind, cause Cause, now time.Time, timeout time.Du
 		deadline:  now.Add(timeout),
 		plan:      plan,
 		waiting:   make(map[int]struct{}, len(plan.TasksToWaitFor)),
+		triggered: make(map[int]struct{}, len(plan.TasksToTrigger)),
 		states:    make(map[TaskID]any, len(plan.TasksToWaitFor)),
 	}
 	for _, t := range plan.TasksToWaitFor {
 		f, _ := ix.flat(t)
 		p.waiting[f] = struct{}{}
+	}
+	for _, t := range plan.TasksToTrigger {
+		f, _ := ix.flat(t)
+		p.triggered[f] = struct{}{}
 	}
 	return p
 }
@@ -51,14 +59,41 @@ func (p *pending) ack(flat int, task TaskID, state any) bool {
 	return true
 }
 
-// awaits reports whether the checkpoint still waits for the task's ack.
 // finishedWithoutAck stops waiting for a task that finished after its
-// final checkpoint and records it among the checkpoint's finished tasks.
-func (p *pending) finishedWithoutAck(flat int, task TaskID) {
+// final checkpoint and records it among the checkpoint's finished tasks,
+// and its vertex among the fully finished ones if it was the vertex's last
+// running subtask: a restore must not run the vertex again, as it would if
+// it were restored with the empty state of its finished subtasks.
+func (p *pending) finishedWithoutAck(ix *index, flat int, task TaskID) {
 	delete(p.waiting, flat)
 	p.plan.FinishedTasks = append(p.plan.FinishedTasks, task)
+	n := 0
+	for _, t := range p.plan.FinishedTasks {
+		if t.Vertex == task.Vertex {
+			n++
+		}
+	}
+	if n == ix.vertices[ix.pos[task.Vertex]].Parallelism {
+		p.plan.FullyFinishedVertices = append(p.plan.FullyFinishedVertices, task.Vertex)
+	}
 }
 
+// newRoots returns the roots of plan that the checkpoint still waits for
+// and has not sent the trigger to, and records them as triggered.
+func (p *pending) newRoots(ix *index, plan Plan) []TaskID {
+	var out []TaskID
+	for _, t := range plan.TasksToTrigger {
+		f, _ := ix.flat(t)
+		if _, done := p.triggered[f]; done || !p.awaits(f) {
+			continue
+		}
+		p.triggered[f] = struct{}{}
+		out = append(out, t)
+	}
+	return out
+}
+
+// awaits reports whether the checkpoint still waits for the task's ack.
 func (p *pending) awaits(flat int) bool {
 	_, ok := p.waiting[flat]
 	return ok

@@ -35,6 +35,7 @@ type outstanding struct {
 	waitFor       map[TaskID]bool
 	finishedAtTrg map[TaskID]bool
 	acked         map[TaskID]bool
+	triggered     map[TaskID]bool
 	persist       bool // Persist seen
 	persisted     bool // Persisted ok sent
 }
@@ -204,11 +205,15 @@ func (m *model) check(a Action) {
 	t := m.t
 	switch a := a.(type) {
 	case Trigger:
+		if a.Again {
+			m.checkRetrigger(a)
+			return
+		}
 		if a.ID <= m.lastID {
 			t.Fatalf("trigger id %d after %d", a.ID, m.lastID)
 		}
 		m.lastID = a.ID
-		o := &outstanding{kind: a.Kind, waitFor: map[TaskID]bool{}, finishedAtTrg: map[TaskID]bool{}, acked: map[TaskID]bool{}}
+		o := &outstanding{kind: a.Kind, waitFor: map[TaskID]bool{}, finishedAtTrg: map[TaskID]bool{}, acked: map[TaskID]bool{}, triggered: map[TaskID]bool{}}
 		for _, task := range m.all {
 			if m.finished[task] {
 				o.finishedAtTrg[task] = true
@@ -222,6 +227,9 @@ func (m *model) check(a Action) {
 		want := naivePlan(m.top, func(id TaskID) bool { return m.finished[id] }).TasksToTrigger
 		if !slices.Equal(a.Tasks, want) {
 			t.Fatalf("trigger %d tasks %v, want roots %v", a.ID, a.Tasks, want)
+		}
+		for _, task := range a.Tasks {
+			o.triggered[task] = true
 		}
 		m.out[a.ID] = o
 	case Persist:
@@ -259,6 +267,25 @@ func (m *model) check(a Action) {
 		slices.SortFunc(got, cmpTask)
 		if !slices.Equal(fin, got) {
 			t.Fatalf("persist %d: finished %v, want %v", a.ID, a.Finished, fin)
+		}
+		// A vertex is fully finished exactly when every subtask is listed
+		// as finished.
+		var fully []int
+		for _, v := range m.top.Vertices {
+			n := 0
+			for _, task := range fin {
+				if task.Vertex == v.ID {
+					n++
+				}
+			}
+			if n == v.Parallelism {
+				fully = append(fully, v.ID)
+			}
+		}
+		gotFully := slices.Sorted(slices.Values(a.FullyFinishedVertices))
+		slices.Sort(fully)
+		if !slices.Equal(fully, gotFully) {
+			t.Fatalf("persist %d: fully finished %v, want %v", a.ID, a.FullyFinishedVertices, fully)
 		}
 	case Completed:
 		o := m.out[a.ID]
@@ -310,6 +337,27 @@ func (m *model) check(a Action) {
 	case JobFailure, Discard:
 	default:
 		t.Fatalf("unknown action %T", a)
+	}
+}
+
+// checkRetrigger checks a Trigger of a pending checkpoint: it goes to
+// roots of the current plan that the checkpoint waits for, and that it did
+// not reach before.
+func (m *model) checkRetrigger(a Trigger) {
+	t := m.t
+	o := m.out[a.ID]
+	if o == nil || o.persist {
+		t.Fatalf("trigger %d again: not pending, or persisting", a.ID)
+	}
+	roots := naivePlan(m.top, func(id TaskID) bool { return m.finished[id] }).TasksToTrigger
+	for _, task := range a.Tasks {
+		if !slices.Contains(roots, task) || !o.waitFor[task] || o.acked[task] || o.triggered[task] {
+			t.Fatalf("trigger %d again to %v: not a root %v it waits for and did not trigger", a.ID, task, roots)
+		}
+		o.triggered[task] = true
+	}
+	if len(a.Tasks) == 0 {
+		t.Fatalf("trigger %d again to no task", a.ID)
 	}
 }
 

@@ -291,10 +291,35 @@ func (jm *JobMaster) stepCheckpoint(ctx context.Context, ev checkpoint.Event) {
 	}
 }
 
+// triggerTasks sends the trigger RPC of a to its tasks.
+func (jm *JobMaster) triggerTasks(a checkpoint.Trigger) {
+	b := network.CheckpointBarrier{
+		ID: a.ID, Timestamp: a.Timestamp.UnixMilli(), Savepoint: a.Kind.IsSavepoint(), Drain: a.Kind == checkpoint.SavepointDrain,
+		Terminate: a.Kind == checkpoint.SavepointTerminate,
+		Unaligned: jm.cp.opts.Unaligned && !a.Kind.IsSavepoint(), AlignedTimeout: jm.cp.opts.AlignedTimeout.Milliseconds(),
+	}
+	jm.log.Debug("trigger checkpoint", "id", a.ID, "cause", a.Cause, "tasks", len(a.Tasks), "again", a.Again)
+	for _, t := range a.Tasks {
+		// A subtask that is no longer running has finished or failed,
+		// and its report is on its way: the coordinator learns of it
+		// from there (a finished task without its snapshot fails the
+		// checkpoint at once, or, if it was waiting for its final
+		// checkpoint, the trigger goes on to its consumers; a failure
+		// aborts it), so a failed trigger needs no decline of its own.
+		jm.triggerTask(execID(t), b)
+	}
+}
+
 func (jm *JobMaster) performCheckpoint(ctx context.Context, action checkpoint.Action) {
 	cp := jm.cp
 	switch a := action.(type) {
 	case checkpoint.Trigger:
+		if a.Again {
+			// A pending checkpoint for tasks that became roots since: its
+			// directory exists, only the trigger RPC goes out.
+			jm.triggerTasks(a)
+			return
+		}
 		var dir *storage.CheckpointDir
 		var err error
 		if a.Kind.IsSavepoint() {
@@ -319,20 +344,7 @@ func (jm *JobMaster) performCheckpoint(ctx context.Context, action checkpoint.Ac
 		cp.dirs.Store(a.ID, dir)
 		cp.kinds[a.ID] = a.Kind
 		cp.started[a.ID] = jm.clock.Now()
-		b := network.CheckpointBarrier{
-			ID: a.ID, Timestamp: a.Timestamp.UnixMilli(), Savepoint: a.Kind.IsSavepoint(), Drain: a.Kind == checkpoint.SavepointDrain,
-			Terminate: a.Kind == checkpoint.SavepointTerminate,
-			Unaligned: cp.opts.Unaligned && !a.Kind.IsSavepoint(), AlignedTimeout: cp.opts.AlignedTimeout.Milliseconds(),
-		}
-		jm.log.Debug("trigger checkpoint", "id", a.ID, "cause", a.Cause, "tasks", len(a.Tasks))
-		for _, t := range a.Tasks {
-			// A subtask that is no longer running has finished or failed,
-			// and its report is on its way: the coordinator learns of it
-			// from there (a finished task without its snapshot fails the
-			// checkpoint at once, a failure aborts it), so a failed trigger
-			// needs no decline of its own.
-			jm.triggerTask(execID(t), b)
-		}
+		jm.triggerTasks(a)
 	case checkpoint.Persist:
 		md := jm.metadata(a)
 		for i := range md.Operators {

@@ -50,6 +50,17 @@ type StartPersisting struct {
 	Channels []int
 }
 
+// PersistOvertaken asks the task to add to checkpoint ID's channel state
+// of Channel the data buffers that the barrier just polled from Channel
+// overtook (and the unread rest of a buffer of Channel it was processing),
+// before anything else it persists for Channel; it processes them as usual
+// afterwards. It follows the TriggerSnapshot of an unaligned checkpoint
+// whose barrier overtook data, or precedes the StopPersisting of Channel.
+type PersistOvertaken struct {
+	ID      int64
+	Channel int
+}
+
 // StopPersisting says channel Channel delivered its barrier (or
 // EndOfPartition) for checkpoint ID: its channel state is complete.
 type StopPersisting struct {
@@ -90,14 +101,15 @@ const (
 	ReasonCanceled Reason = "canceled"
 )
 
-func (BlockChannel) isAction()    {}
-func (UnblockAll) isAction()      {}
-func (TriggerSnapshot) isAction() {}
-func (StartPersisting) isAction() {}
-func (StopPersisting) isAction()  {}
-func (AbortCheckpoint) isAction() {}
-func (ScheduleTick) isAction()    {}
-func (ForwardCancel) isAction()   {}
+func (BlockChannel) isAction()     {}
+func (UnblockAll) isAction()       {}
+func (TriggerSnapshot) isAction()  {}
+func (StartPersisting) isAction()  {}
+func (StopPersisting) isAction()   {}
+func (PersistOvertaken) isAction() {}
+func (AbortCheckpoint) isAction()  {}
+func (ScheduleTick) isAction()     {}
+func (ForwardCancel) isAction()    {}
 
 // String renders the action as the scripts in testdata print it.
 func (a BlockChannel) String() string { return fmt.Sprintf("block ch=%d", a.Channel) }
@@ -116,6 +128,11 @@ func (a TriggerSnapshot) String() string {
 // String renders the action as the scripts in testdata print it.
 func (a StartPersisting) String() string {
 	return fmt.Sprintf("start-persisting id=%d ch=%v", a.ID, a.Channels)
+}
+
+// String renders the action as the scripts in testdata print it.
+func (a PersistOvertaken) String() string {
+	return fmt.Sprintf("persist-overtaken id=%d ch=%d", a.ID, a.Channel)
 }
 
 // String renders the action as the scripts in testdata print it.

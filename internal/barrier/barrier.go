@@ -24,6 +24,12 @@ type Barrier struct {
 	// first barrier or trigger this task saw), the checkpoint switches to
 	// unaligned. Zero means align for as long as it takes.
 	AlignedTimeout time.Duration
+	// Overtook says the barrier overtook data buffers queued in its
+	// channel (an unaligned barrier is a priority event, see
+	// network.IsPriority): those buffers precede it in the stream, yet
+	// the task polls them after it. Set by the task on barriers it polled,
+	// never on triggers.
+	Overtook bool
 }
 
 // CancelMarker is the in-band event that aborts checkpoint ID: an upstream

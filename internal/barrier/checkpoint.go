@@ -48,8 +48,8 @@ func (h *Handler) begin(b Barrier, now time.Time) {
 }
 
 // arrive marks ch as having delivered the pending checkpoint's barrier at
-// now.
-func (h *Handler) arrive(ch int, now time.Time) {
+// now; overtook says the barrier overtook data buffers on ch.
+func (h *Handler) arrive(ch int, overtook bool, now time.Time) {
 	cp := h.cur
 	if cp.arrived[ch] {
 		return // a duplicate barrier: nothing new
@@ -59,6 +59,9 @@ func (h *Handler) arrive(ch int, now time.Time) {
 	switch {
 	case cp.persisting[ch]:
 		cp.persisting[ch] = false
+		if overtook {
+			h.emit(PersistOvertaken{ID: cp.b.ID, Channel: ch})
+		}
 		h.emit(StopPersisting{ID: cp.b.ID, Channel: ch})
 	case !cp.unaligned && cp.remaining > 0 && !cp.expired(now):
 		// Aligning: what follows the barrier waits for the snapshot. The

@@ -15,7 +15,7 @@ var epoch = time.Unix(1_700_000_000, 0).UTC()
 // TestScripts runs the scripts in testdata/. Commands:
 //
 //	new channels=N [last=ID]
-//	barrier ch=C id=ID [ts=T] [unaligned] [timeout=DUR] [at=DUR]
+//	barrier ch=C id=ID [ts=T] [unaligned] [overtook] [timeout=DUR] [at=DUR]
 //	trigger id=ID [ts=T] [unaligned] [timeout=DUR] [at=DUR]
 //	cancel ch=C id=ID
 //	eop ch=C
@@ -89,6 +89,7 @@ func barrierArgs(t *testing.T, d *datadriven.TestData) Barrier {
 	d.ScanArgs(t, "id", &b.ID)
 	d.MaybeScanArgs(t, "ts", &b.Timestamp)
 	b.Unaligned = d.HasArg("unaligned")
+	b.Overtook = d.HasArg("overtook")
 	if d.HasArg("timeout") {
 		b.AlignedTimeout = durArg(t, d, "timeout")
 	}

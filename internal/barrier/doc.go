@@ -46,6 +46,9 @@
 //   - StartPersisting{ID, Channels}: from now on, write every data buffer
 //     polled on those channels into checkpoint ID's channel state, and
 //     process it as usual (on restore it is replayed into the operators).
+//   - PersistOvertaken{ID, ch}: add the buffers the barrier just polled
+//     from ch overtook (and the unread rest of a buffer of ch in progress)
+//     to ch's channel state for ID.
 //   - StopPersisting{ID, ch}: ch's channel state for ID is complete.
 //   - AbortCheckpoint{ID, Reason}: decline ID to the coordinator, tell the
 //     operators, drop anything held for ID, including channel state being
@@ -109,10 +112,14 @@
 // followed by StartPersisting for them; nothing is blocked. Each of their
 // barriers, or their EndOfPartition, stops the persisting of that channel.
 // The checkpoint stays pending until then, so a newer barrier meanwhile
-// aborts it (its channel state would never be complete). Weir's gate
-// delivers events in order with the data, so the barrier overtakes nothing
-// inside this task's queues; the channel state is exactly what is polled on
-// a persisted channel between the snapshot and its barrier.
+// aborts it (its channel state would never be complete). An unaligned
+// barrier is a priority event (network.IsPriority): it overtakes the
+// buffers queued in its input channel, and the task sets Barrier.Overtook
+// when it did. Those buffers precede the barrier, so they are channel state
+// too: the handler emits PersistOvertaken for the channel after the
+// snapshot of the first barrier, or before the StopPersisting of a later
+// one. The channel state of a channel is thus what was polled on it between
+// the snapshot and its barrier, then what the barrier overtook.
 //
 // Aligned with timeout (AlignedTimeout > 0, not Unaligned). The alignment
 // starts as usual and asks for a tick at first barrier (or trigger) +

@@ -74,13 +74,19 @@ func (h *Handler) OnBarrier(ch int, b Barrier, now time.Time) {
 	}
 	switch {
 	case h.cur != nil && b.ID == h.cur.b.ID:
-		h.arrive(ch, now)
+		h.arrive(ch, b.Overtook, now)
 		h.progress()
 	case b.ID > h.last:
 		h.abortSubsumed()
 		h.begin(b, now)
-		h.arrive(ch, now)
+		cp := h.cur
+		h.arrive(ch, b.Overtook, now)
 		h.progress()
+		if b.Overtook && cp.unaligned && cp.snapshotted {
+			// The first barrier snapshots at once; what it overtook
+			// on its channel precedes it, so it is channel state.
+			h.emit(PersistOvertaken{ID: b.ID, Channel: ch})
+		}
 		h.scheduleDeadline()
 	}
 	h.checkDeadline(now)

@@ -50,6 +50,10 @@ type Item struct {
 	// Buf holds framed elements when Event is nil.
 	Buf   []byte
 	Event Event
+	// Overtaken is set by Gate.Poll on a priority event: copies of the
+	// data buffers it overtook in its input channel, in order. They are
+	// still polled after it.
+	Overtaken [][]byte
 }
 
 // Element tags inside a data buffer.

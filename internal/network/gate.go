@@ -1,13 +1,14 @@
 package network
 
 import (
-	"context"
 	"errors"
 	"sync"
+	"sync/atomic"
 )
 
-// ErrReleased is returned to a sender whose receiver is gone (the consuming
-// task ended or was cancelled).
+// ErrReleased is returned to a producer whose consumer is gone (the
+// consuming task ended or was cancelled, or the job's partitions were
+// released).
 var ErrReleased = errors.New("network: channel released")
 
 // Default sizes of the data plane.
@@ -20,48 +21,53 @@ const (
 	DefaultBacklog = 2
 )
 
-// Gate is the input side of a task: every input channel of every input edge.
-// Senders (other tasks' goroutines) call Channel.Send; the owning task polls.
-// One mutex guards the gate and all its channels.
+// Gate is the input side of a task (Flink's InputGate): every input
+// channel of every input edge. A ConnectionManager connects each channel
+// to the subpartition it reads; the producers' subpartitions hand items in
+// (InputChannel.receive), the owning task polls. One mutex guards the gate
+// and its channels; it is never held while calling into a subpartition
+// (see Subpartition for the lock order).
 type Gate struct {
 	mu       sync.Mutex
-	channels []*Channel
-	// ready lists channels with deliverable items, each at most once.
+	channels []*InputChannel
+	// ready lists channels with deliverable non-priority items, each at
+	// most once.
 	ready []int
-	// avail receives a token when a channel becomes ready.
+	// avail receives a token when a channel becomes ready or a priority
+	// event arrives.
 	avail    chan struct{}
 	released bool
-	// onBlock, when set (by tests), runs when a sender is about to wait.
-	onBlock func()
+	// priority counts the priority events queued; read without the lock
+	// by the task between records.
+	priority atomic.Int32
 }
 
-// Channel is one input channel of a gate, fed by one subpartition.
-type Channel struct {
-	gate    *Gate
-	index   int
-	credit  Credit
-	queue   []Item // delivered, waiting to be polled
-	backlog []Item // waiting for credit at the sender
-	free    [][]byte
+// InputChannel is one input channel of a gate, fed by one subpartition.
+type InputChannel struct {
+	gate   *Gate
+	index  int
+	credit int
+	queue  itemQueue
+	// overtook holds, for each priority event queued, how many data
+	// buffers it overtook in this channel.
+	overtook []int
+	// source is the subpartition the channel reads, once connected.
+	source  *Subpartition
 	inReady bool
 	blocked bool
-	// wake receives a token when a blocked sender may retry.
-	wake chan struct{}
 }
 
-// NewGate returns a gate with n channels of the given credit and backlog.
-func NewGate(n, credit, backlog int) *Gate {
+// NewGate returns a gate of n channels, each holding credit buffers.
+func NewGate(n, credit int) *Gate {
 	g := &Gate{avail: make(chan struct{}, 1)}
 	for i := 0; i < n; i++ {
-		g.channels = append(g.channels, &Channel{
-			gate: g, index: i, credit: NewCredit(credit, backlog), wake: make(chan struct{}, 1),
-		})
+		g.channels = append(g.channels, &InputChannel{gate: g, index: i, credit: credit})
 	}
 	return g
 }
 
 // Channel returns input channel i.
-func (g *Gate) Channel(i int) *Channel { return g.channels[i] }
+func (g *Gate) Channel(i int) *InputChannel { return g.channels[i] }
 
 // NumChannels is the number of input channels.
 func (g *Gate) NumChannels() int { return len(g.channels) }
@@ -70,28 +76,71 @@ func (g *Gate) NumChannels() int { return len(g.channels) }
 // ready. Poll again after a receive; a token can be stale.
 func (g *Gate) Available() <-chan struct{} { return g.avail }
 
-// Poll returns the next item of some ready, unblocked channel. Channels take
-// turns. The caller must Recycle data buffers once consumed.
+// HasPriority reports, without locking, whether a priority event waits.
+func (g *Gate) HasPriority() bool { return g.priority.Load() > 0 }
+
+// Poll returns the next item: a priority event of any channel (blocked or
+// not) first, with Overtaken set to copies of the data buffers it overtook
+// in its channel; otherwise the next item of some ready, unblocked channel,
+// channels taking turns. The caller must Recycle data buffers once
+// consumed.
 func (g *Gate) Poll() (it Item, channel int, ok bool) {
 	g.mu.Lock()
-	defer g.mu.Unlock()
-	for len(g.ready) > 0 {
+	if it, ch, ok := g.pollPriorityLocked(); ok {
+		g.mu.Unlock()
+		return it, ch, true
+	}
+	var src *Subpartition
+	for len(g.ready) > 0 && !ok {
 		i := g.ready[0]
 		g.ready = g.ready[1:]
 		c := g.channels[i]
 		c.inReady = false
-		if c.blocked || len(c.queue) == 0 {
+		if c.blocked || c.queue.len() == 0 {
 			continue
 		}
-		it = c.queue[0]
-		c.queue[0] = Item{}
-		c.queue = c.queue[1:]
-		if len(c.queue) > 0 {
+		it, _ = c.queue.pop()
+		channel, ok = i, true
+		if c.queue.len() > 0 {
 			c.markReadyLocked()
 		}
 		if it.Event != nil {
-			// Events take no credit once consumed: account now.
-			c.recycleLocked(nil)
+			// A non-priority event took a credit: it is consumed now.
+			src = c.source
+		}
+	}
+	g.mu.Unlock()
+	if src != nil {
+		src.consumed(nil)
+	}
+	return it, channel, ok
+}
+
+// PollPriority returns the oldest priority event of any channel, if there
+// is one, with Overtaken set (see Poll).
+func (g *Gate) PollPriority() (it Item, channel int, ok bool) {
+	if !g.HasPriority() {
+		return Item{}, 0, false
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.pollPriorityLocked()
+}
+
+func (g *Gate) pollPriorityLocked() (it Item, channel int, ok bool) {
+	if g.priority.Load() == 0 {
+		return Item{}, 0, false
+	}
+	for i, c := range g.channels {
+		if !c.queue.headIsPriority() {
+			continue
+		}
+		n := c.overtook[0]
+		c.overtook = c.overtook[1:]
+		it, _ = c.queue.pop()
+		g.priority.Add(-1)
+		for _, b := range c.queue.dataAfterPriority(n) {
+			it.Overtaken = append(it.Overtaken, append([]byte(nil), b...))
 		}
 		return it, i, true
 	}
@@ -102,11 +151,16 @@ func (g *Gate) Poll() (it Item, channel int, ok bool) {
 // sender and the memory for reuse.
 func (g *Gate) Recycle(i int, buf []byte) {
 	g.mu.Lock()
-	defer g.mu.Unlock()
-	g.channels[i].recycleLocked(buf)
+	src := g.channels[i].source
+	released := g.released
+	g.mu.Unlock()
+	if src != nil && !released {
+		src.consumed(buf)
+	}
 }
 
-// Block stops Poll from returning items of channel i (barrier alignment).
+// Block stops Poll from returning non-priority items of channel i
+// (barrier alignment).
 func (g *Gate) Block(i int) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -119,106 +173,78 @@ func (g *Gate) Unblock(i int) {
 	defer g.mu.Unlock()
 	c := g.channels[i]
 	c.blocked = false
-	if len(c.queue) > 0 {
+	if c.queue.len() > 0 {
 		c.markReadyLocked()
 	}
 }
 
-// Release drops everything queued and fails current and future sends with
-// ErrReleased. The owning task calls it when it ends.
+// Release drops everything queued and releases the subpartitions the gate
+// reads, whose later adds fail with ErrReleased. The owning task calls it
+// when it ends.
 func (g *Gate) Release() {
 	g.mu.Lock()
-	defer g.mu.Unlock()
 	g.released = true
 	g.ready = nil
+	g.priority.Store(0)
+	var sources []*Subpartition
 	for _, c := range g.channels {
-		c.queue, c.backlog, c.free = nil, nil, nil
-		select {
-		case c.wake <- struct{}{}:
-		default:
+		c.queue.clear()
+		c.overtook = nil
+		if c.source != nil {
+			sources = append(sources, c.source)
+			c.source = nil
 		}
+	}
+	g.mu.Unlock()
+	for _, s := range sources {
+		s.release()
 	}
 }
 
-func (c *Channel) markReadyLocked() {
+// attach records s as the channel's source; false if the gate is released.
+func (c *InputChannel) attach(s *Subpartition) bool {
+	g := c.gate
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.released {
+		return false
+	}
+	c.source = s
+	return true
+}
+
+// receive takes an item from the connected subpartition, which holds its
+// own mutex. It returns false when the gate is released.
+func (c *InputChannel) receive(it Item) bool {
+	g := c.gate
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.released {
+		return false
+	}
+	n := c.queue.push(it)
+	if it.Event != nil && IsPriority(it.Event) {
+		c.overtook = append(c.overtook, n)
+		g.priority.Add(1)
+		g.signalLocked()
+		return true
+	}
+	c.markReadyLocked()
+	return true
+}
+
+func (c *InputChannel) markReadyLocked() {
 	if c.inReady || c.blocked {
 		return
 	}
 	c.inReady = true
 	c.gate.ready = append(c.gate.ready, c.index)
+	c.gate.signalLocked()
+}
+
+func (g *Gate) signalLocked() {
 	select {
-	case c.gate.avail <- struct{}{}:
+	case g.avail <- struct{}{}:
 	default:
 	}
-}
-
-func (c *Channel) recycleLocked(buf []byte) {
-	if c.gate.released {
-		return
-	}
-	if buf != nil {
-		c.free = append(c.free, buf[:0])
-	}
-	if c.credit.Recycle() {
-		c.queue = append(c.queue, c.backlog[0])
-		c.backlog[0] = Item{}
-		c.backlog = c.backlog[1:]
-		c.markReadyLocked()
-	}
-	// Either a backlog slot or a credit is free now: wake a blocked
-	// sender. (Without a backlog, a sender blocks with the backlog empty,
-	// so a returned credit must wake it too.)
-	select {
-	case c.wake <- struct{}{}:
-	default:
-	}
-}
-
-// Send hands an item to the receiver, queueing it while the receiver has no
-// credit and blocking while the backlog is full (back-pressure). It returns
-// ctx's error when cancelled and ErrReleased when the receiver is gone.
-func (c *Channel) Send(ctx context.Context, it Item) error {
-	g := c.gate
-	for {
-		g.mu.Lock()
-		if g.released {
-			g.mu.Unlock()
-			return ErrReleased
-		}
-		switch c.credit.Send() {
-		case Deliver:
-			c.queue = append(c.queue, it)
-			c.markReadyLocked()
-			g.mu.Unlock()
-			return nil
-		case Queue:
-			c.backlog = append(c.backlog, it)
-			g.mu.Unlock()
-			return nil
-		}
-		g.mu.Unlock()
-		if g.onBlock != nil {
-			g.onBlock()
-		}
-		select {
-		case <-c.wake:
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-	}
-}
-
-// TakeBuffer returns an empty buffer for the sender, reusing recycled memory
-// when there is some.
-func (c *Channel) TakeBuffer(size int) []byte {
-	g := c.gate
-	g.mu.Lock()
-	if n := len(c.free); n > 0 {
-		b := c.free[n-1]
-		c.free = c.free[:n-1]
-		g.mu.Unlock()
-		return b
-	}
-	g.mu.Unlock()
-	return make([]byte, 0, size)
 }

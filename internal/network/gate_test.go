@@ -1,10 +1,8 @@
 package network_test
 
 import (
-	"context"
 	"errors"
 	"testing"
-	"time"
 
 	"github.com/weir-engine/weir/internal/network"
 	"go.uber.org/goleak"
@@ -14,107 +12,162 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 func item(s string) network.Item { return network.Item{Buf: []byte(s)} }
 
-func TestGateDeliversInOrderPerChannel(t *testing.T) {
-	g := network.NewGate(2, 4, 4)
-	ctx := context.Background()
-	for _, s := range []string{"a1", "a2"} {
-		if err := g.Channel(0).Send(ctx, item(s)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := g.Channel(1).Send(ctx, network.Item{Event: network.EndOfData{}}); err != nil {
+// pair returns a partition of n subpartitions whose subpartition i is
+// connected, in memory, to channel i of a gate.
+func pair(t *testing.T, n, credit, backlog int) (*network.ResultPartition, *network.Gate) {
+	t.Helper()
+	p, err := network.NewResultPartition(network.PartitionID{Job: "j"}, network.PartitionOptions{Subpartitions: n, Backlog: backlog})
+	if err != nil {
 		t.Fatal(err)
 	}
+	g := network.NewGate(n, credit)
+	for i := 0; i < n; i++ {
+		network.ConnectLocal(p.Subpartition(i), g.Channel(i))
+	}
+	return p, g
+}
+
+func add(t *testing.T, s *network.Subpartition, it network.Item) [][]byte {
+	t.Helper()
+	o, err := s.Add(it)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return o
+}
+
+// pollAll polls g until it has nothing, recycling data buffers, and names
+// what it got: the buffer's text, or the event.
+func pollAll(g *network.Gate) []string {
 	var got []string
 	for {
 		it, ch, ok := g.Poll()
 		if !ok {
-			break
+			return got
 		}
-		if it.Event != nil {
-			got = append(got, "eod")
-			continue
-		}
-		got = append(got, string(it.Buf))
-		g.Recycle(ch, it.Buf)
-	}
-	// Channels take turns; within a channel order is kept.
-	want := []string{"a1", "eod", "a2"}
-	if len(got) != len(want) {
-		t.Fatalf("got %v, want %v", got, want)
-	}
-	for i := range want {
-		if got[i] != want[i] {
-			t.Fatalf("got %v, want %v", got, want)
+		got = append(got, name(it))
+		if it.Event == nil {
+			g.Recycle(ch, it.Buf)
 		}
 	}
 }
 
-func TestSendBlocksWithoutCreditAndResumesOnRecycle(t *testing.T) {
-	g := network.NewGate(1, 1, 1)
-	ch := g.Channel(0)
-	ctx := context.Background()
-	if err := ch.Send(ctx, item("1")); err != nil { // delivered
-		t.Fatal(err)
+func name(it network.Item) string {
+	switch e := it.Event.(type) {
+	case nil:
+		return string(it.Buf)
+	case network.EndOfData:
+		return "eod"
+	case network.CheckpointBarrier:
+		if e.Unaligned {
+			return "ubarrier"
+		}
+		return "barrier"
+	case network.CancelCheckpointMarker:
+		return "cancel"
 	}
-	if err := ch.Send(ctx, item("2")); err != nil { // queued
-		t.Fatal(err)
+	return "?"
+}
+
+func equal(t *testing.T, got, want []string) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("got %q, want %q", got, want)
 	}
-	sent := make(chan error)
-	go func() { sent <- ch.Send(ctx, item("3")) }()
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("got %q, want %q", got, want)
+		}
+	}
+}
+
+func TestGateDeliversInOrderPerChannel(t *testing.T) {
+	p, g := pair(t, 2, 4, 4)
+	add(t, p.Subpartition(0), item("a1"))
+	add(t, p.Subpartition(0), item("a2"))
+	add(t, p.Subpartition(1), network.Item{Event: network.EndOfData{}})
+	// Channels take turns; within a channel order is kept.
+	equal(t, pollAll(g), []string{"a1", "eod", "a2"})
+}
+
+// Credit-based flow control without a blocking send: a subpartition whose
+// consumer holds no credit and whose backlog is full is not writable, so
+// its partition is unavailable; the consumer's recycle hands the queued
+// buffer over and wakes the producer.
+func TestNoCreditMakesPartitionUnavailableUntilRecycle(t *testing.T) {
+	p, g := pair(t, 1, 1, 1)
+	s := p.Subpartition(0)
+	add(t, s, item("1")) // delivered
+	if !p.IsAvailable() {
+		t.Fatal("unavailable with the backlog empty")
+	}
+	add(t, s, item("2")) // queued
+	if p.IsAvailable() {
+		t.Fatal("available with no credit and a full backlog")
+	}
 	select {
-	case err := <-sent:
-		t.Fatalf("third send returned %v while the receiver holds no credit", err)
-	case <-time.After(20 * time.Millisecond):
+	case <-p.Wake():
+	default:
 	}
 	it, i, ok := g.Poll()
 	if !ok || string(it.Buf) != "1" {
 		t.Fatalf("poll = %q %v", it.Buf, ok)
 	}
-	g.Recycle(i, it.Buf) // credit to "2", wakes the sender of "3"
-	if err := <-sent; err != nil {
-		t.Fatal(err)
+	if _, _, ok := g.Poll(); ok {
+		t.Fatal("a buffer arrived without credit")
 	}
-	for _, want := range []string{"2", "3"} {
-		it, i, ok := g.Poll()
-		if !ok || string(it.Buf) != want {
-			t.Fatalf("poll = %q %v, want %q", it.Buf, ok, want)
-		}
-		g.Recycle(i, it.Buf)
+	g.Recycle(i, it.Buf) // credit to "2"
+	select {
+	case <-p.Wake():
+	default:
+		t.Fatal("recycle did not wake the producer")
 	}
+	if !p.IsAvailable() {
+		t.Fatal("still unavailable after the recycle")
+	}
+	add(t, s, item("3"))
+	equal(t, pollAll(g), []string{"2", "3"})
 }
 
-func TestBlockedSendEndsOnCancelAndRelease(t *testing.T) {
-	for _, tt := range []struct {
-		name string
-		stop func(g *network.Gate, cancel context.CancelFunc)
-		want error
-	}{
-		{"cancel", func(_ *network.Gate, cancel context.CancelFunc) { cancel() }, context.Canceled},
-		{"release", func(g *network.Gate, _ context.CancelFunc) { g.Release() }, network.ErrReleased},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			g := network.NewGate(1, 1, 0)
-			ctx, cancel := context.WithCancel(context.Background())
-			defer cancel()
-			if err := g.Channel(0).Send(ctx, item("1")); err != nil {
-				t.Fatal(err)
-			}
-			sent := make(chan error)
-			go func() { sent <- g.Channel(0).Send(ctx, item("2")) }()
-			tt.stop(g, cancel)
-			if err := <-sent; !errors.Is(err, tt.want) {
-				t.Fatalf("err = %v, want %v", err, tt.want)
-			}
-		})
+// With no backlog (the least sizing) a subpartition is unwritable as soon
+// as its one credit is used, with nothing queued: the recycle must make it
+// writable again.
+func TestNoBacklogWritableAgainOnRecycle(t *testing.T) {
+	p, g := pair(t, 1, 1, 0)
+	add(t, p.Subpartition(0), item("1"))
+	if p.IsAvailable() {
+		t.Fatal("available with the one credit used and no backlog")
+	}
+	it, i, _ := g.Poll()
+	g.Recycle(i, it.Buf)
+	if !p.IsAvailable() {
+		t.Fatal("unavailable after the recycle")
+	}
+	add(t, p.Subpartition(0), network.Item{Event: network.EndOfData{}})
+	equal(t, pollAll(g), []string{"eod"})
+}
+
+// A producer whose consumer is gone fails its next add, and is not left
+// waiting for availability.
+func TestReleasedConsumerFailsAdd(t *testing.T) {
+	p, g := pair(t, 1, 1, 0)
+	add(t, p.Subpartition(0), item("1"))
+	if p.IsAvailable() {
+		t.Fatal("available without credit")
+	}
+	g.Release()
+	if !p.IsAvailable() {
+		t.Fatal("a producer of a released consumer would wait forever")
+	}
+	if _, err := p.Subpartition(0).Add(item("2")); !errors.Is(err, network.ErrReleased) {
+		t.Fatalf("err = %v, want ErrReleased", err)
 	}
 }
 
 func TestBlockedChannelIsSkipped(t *testing.T) {
-	g := network.NewGate(2, 2, 0)
-	ctx := context.Background()
-	_ = g.Channel(0).Send(ctx, item("a"))
-	_ = g.Channel(1).Send(ctx, item("b"))
+	p, g := pair(t, 2, 2, 0)
+	add(t, p.Subpartition(0), item("a"))
+	add(t, p.Subpartition(1), item("b"))
 	g.Block(0)
 	it, _, ok := g.Poll()
 	if !ok || string(it.Buf) != "b" {
@@ -130,47 +183,15 @@ func TestBlockedChannelIsSkipped(t *testing.T) {
 }
 
 func TestRecycledBufferIsReused(t *testing.T) {
-	g := network.NewGate(1, 1, 0)
-	ch := g.Channel(0)
-	b := ch.TakeBuffer(64)
+	p, g := pair(t, 1, 1, 0)
+	s := p.Subpartition(0)
+	b := s.TakeBuffer(64)
 	b = append(b, "x"...)
-	_ = ch.Send(context.Background(), network.Item{Buf: b})
+	add(t, s, network.Item{Buf: b})
 	it, i, _ := g.Poll()
 	g.Recycle(i, it.Buf)
-	again := ch.TakeBuffer(64)
+	again := s.TakeBuffer(64)
 	if len(again) != 0 || cap(again) != cap(b) || &again[:1][0] != &b[0] {
 		t.Fatal("recycled memory was not handed back to the sender")
-	}
-}
-
-// With no backlog (the least sizing), a sender blocks as soon as its one credit
-// is used, with nothing queued: the receiver's recycle must wake it.
-func TestSendWithoutBacklogResumesOnRecycle(t *testing.T) {
-	g := network.NewGate(1, 1, 0)
-	ch := g.Channel(0)
-	ctx := context.Background()
-	if err := ch.Send(ctx, item("1")); err != nil {
-		t.Fatal(err)
-	}
-	blocked := make(chan struct{}, 1)
-	network.OnBlock(g, func() {
-		select {
-		case blocked <- struct{}{}:
-		default:
-		}
-	})
-	sent := make(chan error)
-	go func() { sent <- ch.Send(ctx, network.Item{Event: network.EndOfData{}}) }()
-	<-blocked
-	it, i, ok := g.Poll()
-	if !ok || string(it.Buf) != "1" {
-		t.Fatalf("poll = %q %v", it.Buf, ok)
-	}
-	g.Recycle(i, it.Buf)
-	if err := <-sent; err != nil {
-		t.Fatal(err)
-	}
-	if it, _, ok := g.Poll(); !ok || it.Event != (network.EndOfData{}) {
-		t.Fatalf("poll = %+v %v, want EndOfData", it, ok)
 	}
 }

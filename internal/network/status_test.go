@@ -1,7 +1,6 @@
 package network_test
 
 import (
-	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -42,10 +41,9 @@ func intCodec(t *testing.T) codec.Codec[int] {
 // with records and watermarks; a writer announces each change once, and
 // active again before a watermark that follows idle.
 func TestWatermarkStatusKeepsItsOrder(t *testing.T) {
-	g := network.NewGate(2, 4, 4)
+	p, g := pair(t, 2, 4, 4)
 	c := intCodec(t)
-	w := network.NewRecordWriter(context.Background(), []*network.Channel{g.Channel(0), g.Channel(1)}, c,
-		func(v int) int { return v % 2 }, network.DefaultBufferSize)
+	w := network.NewRecordWriter(p, c, func(v int) int { return v % 2 }, network.DefaultBufferSize)
 	emit := []func() error{
 		func() error { return w.Collect(1, 10) },
 		func() error { return w.EmitWatermarkStatus(true) },

@@ -1,7 +1,6 @@
 package network
 
 import (
-	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -21,9 +20,17 @@ type Selector[T any] func(v T) int
 type Writer interface {
 	// Flush sends every partly filled buffer.
 	Flush() error
-	// Broadcast flushes and sends an event to every channel. An
-	// EndOfPartition skips the channels whose consumer released them.
-	BroadcastEvent(e Event) error
+	// BroadcastEvent flushes and sends an event to every channel; an
+	// EndOfPartition skips the channels whose consumer released them. For a
+	// priority event it returns, per subpartition, copies of the data
+	// buffers the event overtook there: the output side of the in-flight
+	// data of an unaligned checkpoint.
+	BroadcastEvent(e Event) (overtaken [][][]byte, err error)
+	// Available reports whether the writer's partition can take more
+	// without going beyond its channels' backlog (see ResultPartition).
+	Available() bool
+	// Partition is the result partition the writer fills.
+	Partition() *ResultPartition
 	// RecordsOut is the number of records written so far.
 	RecordsOut() int64
 	// EmitWatermarkStatus announces to every channel that the writer's
@@ -32,12 +39,12 @@ type Writer interface {
 	EmitWatermarkStatus(idle bool) error
 }
 
-// RecordWriter serializes records and watermarks into one buffer per channel
-// and sends full buffers. It implements op.Output[T] and is owned by the
-// producing task's goroutine.
+// RecordWriter serializes records and watermarks into one buffer per
+// subpartition of its result partition and adds full buffers to them. It
+// never waits: the task asks Available before it produces more. It
+// implements op.Output[T] and is owned by the producing task's goroutine.
 type RecordWriter[T any] struct {
-	ctx      context.Context
-	channels []*Channel
+	part     *ResultPartition
 	bufs     [][]byte
 	codec    codec.Codec[T]
 	selector Selector[T]
@@ -47,21 +54,26 @@ type RecordWriter[T any] struct {
 	idle bool
 }
 
-// NewRecordWriter returns a writer over the given channels (one per
-// consumer, in subpartition order).
-func NewRecordWriter[T any](ctx context.Context, channels []*Channel, c codec.Codec[T], sel Selector[T], bufferSize int) *RecordWriter[T] {
+// NewRecordWriter returns a writer into part; sel picks a subpartition.
+func NewRecordWriter[T any](part *ResultPartition, c codec.Codec[T], sel Selector[T], bufferSize int) *RecordWriter[T] {
 	return &RecordWriter[T]{
-		ctx: ctx, channels: channels, bufs: make([][]byte, len(channels)),
+		part: part, bufs: make([][]byte, part.NumSubpartitions()),
 		codec: c, selector: sel, size: bufferSize,
 	}
 }
+
+// Partition implements Writer.
+func (w *RecordWriter[T]) Partition() *ResultPartition { return w.part }
+
+// Available implements Writer.
+func (w *RecordWriter[T]) Available() bool { return w.part.IsAvailable() }
 
 // Collect implements op.Output.
 func (w *RecordWriter[T]) Collect(ts int64, v T) error {
 	w.records++
 	i := w.selector(v)
 	if i == Broadcast {
-		for i := range w.channels {
+		for i := range w.bufs {
 			if err := w.write(i, ts, v); err != nil {
 				return err
 			}
@@ -116,7 +128,7 @@ func (w *RecordWriter[T]) EmitWatermarkStatus(idle bool) error {
 // broadcastElement appends an element to the buffer of every channel,
 // sending those it filled.
 func (w *RecordWriter[T]) broadcastElement(appendTo func([]byte) []byte) error {
-	for i := range w.channels {
+	for i := range w.bufs {
 		w.bufs[i] = appendTo(w.buffer(i, eventBufferSize))
 		if len(w.bufs[i]) >= w.size {
 			if err := w.send(i); err != nil {
@@ -138,7 +150,7 @@ const eventBufferSize = 64
 func (w *RecordWriter[T]) buffer(i, want int) []byte {
 	b := w.bufs[i]
 	if b == nil {
-		b = w.channels[i].TakeBuffer(want)
+		b = w.part.subs[i].TakeBuffer(want)
 	}
 	if cap(b) < want {
 		grown := make([]byte, len(b), want)
@@ -151,8 +163,8 @@ func (w *RecordWriter[T]) buffer(i, want int) []byte {
 func (w *RecordWriter[T]) send(i int) error {
 	b := w.bufs[i]
 	w.bufs[i] = nil
-	if err := w.channels[i].Send(w.ctx, Item{Buf: b}); err != nil {
-		return fmt.Errorf("send to channel %d: %w", i, err)
+	if _, err := w.part.subs[i].Add(Item{Buf: b}); err != nil {
+		return fmt.Errorf("send to subpartition %d of %v: %w", i, w.part.id, err)
 	}
 	return nil
 }
@@ -169,14 +181,15 @@ func (w *RecordWriter[T]) Flush() error {
 	return nil
 }
 
-// BroadcastEvent implements Writer.
-func (w *RecordWriter[T]) BroadcastEvent(e Event) error {
+// BroadcastEvent implements Writer. The partly filled buffers go first, so
+// a priority event overtakes them too.
+func (w *RecordWriter[T]) BroadcastEvent(e Event) (overtaken [][][]byte, err error) {
 	if err := w.Flush(); err != nil {
-		return err
+		return nil, err
 	}
 	_, end := e.(EndOfPartition)
-	for i, c := range w.channels {
-		err := c.Send(w.ctx, Item{Event: e})
+	for i, s := range w.part.subs {
+		o, err := s.Add(Item{Event: e})
 		if end && errors.Is(err, ErrReleased) {
 			// The consumer ended before the producer, as a task that
 			// stopped with a savepoint does while a producer that had
@@ -186,10 +199,16 @@ func (w *RecordWriter[T]) BroadcastEvent(e Event) error {
 			continue
 		}
 		if err != nil {
-			return fmt.Errorf("send %T to channel %d: %w", e, i, err)
+			return nil, fmt.Errorf("send %T to subpartition %d of %v: %w", e, i, w.part.id, err)
+		}
+		if len(o) > 0 {
+			if overtaken == nil {
+				overtaken = make([][][]byte, len(w.part.subs))
+			}
+			overtaken[i] = o
 		}
 	}
-	return nil
+	return overtaken, nil
 }
 
 // RecordsOut implements Writer.

@@ -1,7 +1,6 @@
 package network_test
 
 import (
-	"context"
 	"errors"
 	"testing"
 
@@ -12,14 +11,19 @@ import (
 // stopped them) ends its partition without an error, and the consumers
 // still there learn of the end; other events to a released channel fail.
 func TestEndOfPartitionSkipsReleasedConsumers(t *testing.T) {
-	gone, kept := network.NewGate(1, 2, 2), network.NewGate(1, 2, 2)
-	w := network.NewRecordWriter(context.Background(), []*network.Channel{gone.Channel(0), kept.Channel(0)}, intCodec(t),
-		func(v int) int { return v % 2 }, network.DefaultBufferSize)
+	p, err := network.NewResultPartition(network.PartitionID{Job: "j"}, network.PartitionOptions{Subpartitions: 2, Backlog: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gone, kept := network.NewGate(1, 2), network.NewGate(1, 2)
+	network.ConnectLocal(p.Subpartition(0), gone.Channel(0))
+	network.ConnectLocal(p.Subpartition(1), kept.Channel(0))
+	w := network.NewRecordWriter(p, intCodec(t), func(v int) int { return v % 2 }, network.DefaultBufferSize)
 	gone.Release()
-	if err := w.BroadcastEvent(network.EndOfData{}); !errors.Is(err, network.ErrReleased) {
+	if _, err := w.BroadcastEvent(network.EndOfData{}); !errors.Is(err, network.ErrReleased) {
 		t.Errorf("EndOfData to a released channel: %v, want ErrReleased", err)
 	}
-	if err := w.BroadcastEvent(network.EndOfPartition{}); err != nil {
+	if _, err := w.BroadcastEvent(network.EndOfPartition{}); err != nil {
 		t.Fatalf("EndOfPartition with one consumer gone: %v", err)
 	}
 	var got []network.Event

@@ -37,22 +37,31 @@ func typeOf(t graph.Type, where string) (typeinfo.Info, error) {
 	return info, nil
 }
 
-// buildWriters creates one record writer per output edge of the vertex.
+// buildWriters creates, per output edge of the vertex, the subtask's result
+// partition (registered with the connection manager, for the consumers to
+// connect to) and the record writer that fills it.
 func (t *Task) buildWriters() (map[*graph.StreamEdge]network.Writer, error) {
 	v := t.desc.Vertex
 	writers := make(map[*graph.StreamEdge]network.Writer)
-	for _, e := range v.Outputs {
-		consumers := graph.ConsumersOf(e.Pattern, v.Parallelism, e.Target.Parallelism, t.desc.Subtask)
-		chans := make([]*network.Channel, len(consumers))
-		for i, c := range consumers {
-			gate := t.desc.Network.Gate(t.gateKey(e.Target, c), numChannels(e.Target, c), t.desc.Channels)
-			chans[i] = gate.Channel(channelIndex(e, t.desc.Subtask, c))
+	for k, e := range v.Outputs {
+		part, err := network.NewResultPartition(t.partitionID(e, k, t.desc.Subtask), network.PartitionOptions{
+			Type:          network.Pipelined,
+			Subpartitions: graph.NumConsumers(e.Pattern, v.Parallelism, e.Target.Parallelism, t.desc.Subtask),
+			Backlog:       t.desc.Channels.Backlog,
+			Wake:          t.outputWake,
+		})
+		if err != nil {
+			return nil, fmt.Errorf("task: output to %v: %w", e.Target, err)
 		}
+		if err := t.desc.Network.RegisterPartition(part); err != nil {
+			return nil, fmt.Errorf("task: output to %v: %w", e.Target, err)
+		}
+		t.partitions = append(t.partitions, part)
 		info, err := typeOf(e.StreamEdge.Type, fmt.Sprintf("edge %v", e.StreamEdge.Source))
 		if err != nil {
 			return nil, err
 		}
-		w, err := info.NewWriter(t.ctx, chans, e.StreamEdge.Partitioner, e.Target.MaxParallelism, t.desc.Subtask, t.cfg.BufferSize)
+		w, err := info.NewWriter(part, e.StreamEdge.Partitioner, e.Target.MaxParallelism, t.desc.Subtask, t.cfg.BufferSize)
 		if err != nil {
 			return nil, fmt.Errorf("task: writer for %v: %w", e.Target, err)
 		}

@@ -2,6 +2,7 @@ package task
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/weir-engine/weir/internal/barrier"
@@ -40,8 +41,16 @@ type Snapshot struct {
 	// Finished is set when the task took the snapshot after its operators
 	// finished (the final checkpoint of a bounded task).
 	Finished bool
-	// ChannelState holds, for an unaligned checkpoint, the buffers received
-	// on each persisted input channel before its barrier.
+	// ChannelState holds, for an unaligned checkpoint, the in-flight
+	// buffers of each channel: numbers below the number of input channels
+	// are input channels (the buffers that preceded the barrier and were
+	// processed after the snapshot, or that the barrier overtook), the
+	// numbers after them are the subpartitions of the task's outputs, in
+	// the order of the vertex's output edges (the buffers the barrier
+	// overtook there). On restore the task replays the input buffers into
+	// its operators and adds the output buffers to its subpartitions before
+	// it writes anything else. One numbering keeps the checkpoint format
+	// (one list of channel handles per subtask) unchanged.
 	ChannelState map[int][][]byte
 }
 
@@ -83,9 +92,13 @@ func (t *Task) TriggerCheckpoint(b network.CheckpointBarrier) bool {
 			return nil
 		}
 		if t.source != nil {
-			return t.snapshot(b.ID, b.Timestamp, b, nil)
+			if err := t.snapshot(b.ID, b.Timestamp, b, nil); err != nil {
+				return err
+			}
+			t.ackIfComplete()
+			return nil
 		}
-		t.barriers.OnTrigger(toHandlerBarrier(b), t.cfg.Clock.Now())
+		t.barriers.OnTrigger(toHandlerBarrier(b, false), t.cfg.Clock.Now())
 		return t.barrierActions()
 	})
 }
@@ -131,19 +144,30 @@ func (t *Task) NotifyCheckpointAborted(id int64) bool {
 	})
 }
 
-func toHandlerBarrier(b network.CheckpointBarrier) barrier.Barrier {
-	return barrier.Barrier{ID: b.ID, Timestamp: b.Timestamp, Unaligned: b.Unaligned, AlignedTimeout: time.Duration(b.AlignedTimeout) * time.Millisecond}
+func toHandlerBarrier(b network.CheckpointBarrier, overtook bool) barrier.Barrier {
+	return barrier.Barrier{ID: b.ID, Timestamp: b.Timestamp, Unaligned: b.Unaligned,
+		AlignedTimeout: time.Duration(b.AlignedTimeout) * time.Millisecond, Overtook: overtook}
 }
 
-// onBarrier feeds an in-band barrier to the handler.
-func (t *Task) onBarrier(ch int, b network.CheckpointBarrier) error {
+// onBarrier feeds an in-band barrier to the handler; overtook says data of
+// its channel that precedes it has not been processed yet.
+func (t *Task) onBarrier(ch int, b network.CheckpointBarrier, overtook bool) error {
 	t.lastBarrier = b
-	t.barriers.OnBarrier(ch, toHandlerBarrier(b), t.cfg.Clock.Now())
+	t.barriers.OnBarrier(ch, toHandlerBarrier(b, overtook), t.cfg.Clock.Now())
 	return t.barrierActions()
 }
 
-// barrierActions performs what the barrier handler decided, in order.
+// barrierActions performs what the barrier handler decided, in order, and
+// then acknowledges a snapshot whose channel state is complete.
 func (t *Task) barrierActions() error {
+	if err := t.performBarrierActions(); err != nil {
+		return err
+	}
+	t.ackIfComplete()
+	return nil
+}
+
+func (t *Task) performBarrierActions() error {
 	for _, a := range t.barriers.Ready() {
 		switch a := a.(type) {
 		case barrier.BlockChannel:
@@ -160,15 +184,12 @@ func (t *Task) barrierActions() error {
 			}
 		case barrier.StartPersisting:
 			// Buffers are recorded as they are polled, see recordChannelState.
+		case barrier.PersistOvertaken:
+			t.persistOvertaken(a.ID, a.Channel)
 		case barrier.StopPersisting:
-			if err := t.channelStateDone(a.ID, a.Channel); err != nil {
-				return err
-			}
+			t.channelStateDone(a.ID, a.Channel)
 		case barrier.AbortCheckpoint:
-			if t.unaligned != nil {
-				t.unaligned.snap.Release()
-				t.unaligned = nil
-			}
+			t.dropPendingAck()
 			t.desc.Checkpoints.Decline(a.ID, fmt.Errorf("checkpoint %d aborted in %s: %s", a.ID, t.Name(), a.Reason))
 		case barrier.ForwardCancel:
 			if err := t.broadcast(network.CancelCheckpointMarker{ID: a.ID}); err != nil {
@@ -186,9 +207,12 @@ func (t *Task) barrierActions() error {
 }
 
 // snapshot takes checkpoint id: operator state first, then the barrier goes
-// downstream, then the state is handed over for writing. persist lists the
-// input channels whose in-flight data belongs to an unaligned checkpoint;
-// the acknowledgement waits until each delivered its barrier.
+// downstream, then the snapshot waits in pendingAck to be acknowledged
+// (ackIfComplete). persist lists the input channels whose in-flight data
+// belongs to an unaligned checkpoint; the acknowledgement waits until each
+// delivered its barrier. An unaligned barrier overtakes the buffers queued
+// in the task's subpartitions: they are the output side of its channel
+// state.
 func (t *Task) snapshot(id, ts int64, b network.CheckpointBarrier, persist []int) error {
 	s := &Snapshot{CheckpointID: id, Operators: make(map[string]*op.Snapshot), Finished: t.finishedOps}
 	for _, c := range t.chain {
@@ -208,7 +232,9 @@ func (t *Task) snapshot(id, ts int64, b network.CheckpointBarrier, persist []int
 	}
 	b.ID, b.Timestamp = id, ts
 	t.Metrics.LastSnapshot.Store(id)
-	if err := t.broadcast(b); err != nil {
+	overtaken, err := t.broadcastOvertaking(b)
+	if err != nil {
+		s.Release()
 		return err
 	}
 	if t.finishedOps && t.finalAfter == 0 {
@@ -224,48 +250,137 @@ func (t *Task) snapshot(id, ts int64, b network.CheckpointBarrier, persist []int
 	if t.barriers != nil {
 		t.barriers.OnSnapshotDone(id)
 	}
-	if len(persist) > 0 {
-		s.ChannelState = make(map[int][][]byte)
-		if t.unaligned != nil {
-			t.unaligned.snap.Release()
+	t.dropPendingAck()
+	p := &pendingSnapshot{snap: s, waiting: make(map[int]bool)}
+	if b.Unaligned {
+		s.ChannelState = overtaken
+		if s.ChannelState == nil {
+			s.ChannelState = make(map[int][][]byte)
 		}
-		t.unaligned = &unalignedSnapshot{snap: s, waiting: make(map[int]bool)}
 		for _, ch := range persist {
-			t.unaligned.waiting[ch] = true
+			p.waiting[ch] = true
+			// The rest of a buffer of a persisted channel, in progress
+			// at the snapshot, is the first of its channel state.
+			if b := t.inProgress; b != nil && b.ch == ch {
+				s.ChannelState[ch] = append(s.ChannelState[ch], clone(b.rest()))
+			}
 		}
-		return nil
 	}
-	t.desc.Checkpoints.Acknowledge(s)
+	t.pendingAck = p
 	return nil
 }
 
-// unalignedSnapshot is a snapshot waiting for the channel state of the
-// channels whose barrier had not arrived at the snapshot.
-type unalignedSnapshot struct {
+// pendingSnapshot is a snapshot not acknowledged yet: an unaligned one
+// waits for the channel state of the channels whose barrier had not arrived
+// at the snapshot.
+type pendingSnapshot struct {
 	snap    *Snapshot
 	waiting map[int]bool
+}
+
+// ackIfComplete acknowledges the pending snapshot once no channel state is
+// missing.
+func (t *Task) ackIfComplete() {
+	if p := t.pendingAck; p != nil && len(p.waiting) == 0 {
+		t.pendingAck = nil
+		if len(p.snap.ChannelState) == 0 {
+			p.snap.ChannelState = nil
+		}
+		t.desc.Checkpoints.Acknowledge(p.snap)
+	}
+}
+
+// dropPendingAck releases a snapshot that will not be acknowledged.
+func (t *Task) dropPendingAck() {
+	if t.pendingAck != nil {
+		t.pendingAck.snap.Release()
+		t.pendingAck = nil
+	}
 }
 
 // recordChannelState keeps a copy of a data buffer that belongs to the
 // channel state of the pending unaligned checkpoint.
 func (t *Task) recordChannelState(ch int, buf []byte) {
-	if t.unaligned == nil || !t.unaligned.waiting[ch] {
-		return
+	if p := t.pendingAck; p != nil && p.waiting[ch] {
+		p.snap.ChannelState[ch] = append(p.snap.ChannelState[ch], clone(buf))
 	}
-	t.unaligned.snap.ChannelState[ch] = append(t.unaligned.snap.ChannelState[ch], append([]byte(nil), buf...))
 }
 
-func (t *Task) channelStateDone(id int64, ch int) error {
-	u := t.unaligned
-	if u == nil || u.snap.CheckpointID != id {
-		return nil
+// persistOvertaken adds to checkpoint id's state of channel ch what the
+// barrier polled from ch overtook: the rest of the buffer in progress on
+// ch, then the buffers queued behind it.
+func (t *Task) persistOvertaken(id int64, ch int) {
+	p := t.pendingAck
+	if p == nil || p.snap.CheckpointID != id {
+		return
 	}
-	delete(u.waiting, ch)
-	if len(u.waiting) == 0 {
-		t.unaligned = nil
-		t.desc.Checkpoints.Acknowledge(u.snap)
+	if b := t.inProgress; b != nil && b.ch == ch {
+		p.snap.ChannelState[ch] = append(p.snap.ChannelState[ch], clone(b.rest()))
+	}
+	if t.overtakenCh == ch {
+		p.snap.ChannelState[ch] = append(p.snap.ChannelState[ch], t.overtaken...)
+	}
+}
+
+func (t *Task) channelStateDone(id int64, ch int) {
+	if p := t.pendingAck; p != nil && p.snap.CheckpointID == id {
+		delete(p.waiting, ch)
+	}
+}
+
+func clone(b []byte) []byte { return append([]byte(nil), b...) }
+
+// replayChannelState restores the in-flight data of an unaligned checkpoint
+// before any live input: the output buffers go back to their subpartitions
+// first (they precede anything the task writes now), then the input
+// buffers are processed (they came before the barrier on their channel).
+func (t *Task) replayChannelState() error {
+	in := len(t.layout)
+	chans := make([]int, 0, len(t.desc.ChannelState))
+	for ch := range t.desc.ChannelState {
+		chans = append(chans, ch)
+	}
+	slices.Sort(chans)
+	for _, ch := range chans {
+		if ch < in {
+			continue
+		}
+		sub, err := t.outputChannel(ch - in)
+		if err != nil {
+			return err
+		}
+		for _, b := range t.desc.ChannelState[ch] {
+			if _, err := sub.Add(network.Item{Buf: b}); err != nil {
+				return fmt.Errorf("task: restore output channel state: %w", err)
+			}
+		}
+	}
+	for _, ch := range chans {
+		if ch < 0 {
+			return fmt.Errorf("task: restored channel state for channel %d", ch)
+		}
+		if ch >= in {
+			break
+		}
+		for _, b := range t.desc.ChannelState[ch] {
+			if err := t.deliver(ch, b); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
+}
+
+// outputChannel is the subpartition numbered i after the input channels.
+func (t *Task) outputChannel(i int) (*network.Subpartition, error) {
+	for _, p := range t.partitions {
+		if i < p.NumSubpartitions() {
+			return p.Subpartition(i), nil
+		}
+		i -= p.NumSubpartitions()
+	}
+	return nil, fmt.Errorf("task: restored channel state for a channel beyond the %d input channels and the subpartitions of %s: "+
+		"the job changed its partitioning since the unaligned checkpoint", len(t.layout), t.Name())
 }
 
 // discardResponder is the Responder of a job without checkpoints.

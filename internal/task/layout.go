@@ -4,52 +4,41 @@ import (
 	"slices"
 
 	"github.com/weir-engine/weir/internal/graph"
+	"github.com/weir-engine/weir/internal/network"
 )
 
 // The channel layout of a consumer's gate: the channels of its input edges
 // in the order of v.Inputs, and within an edge in the order of
-// graph.ProducersOf. Producers and consumers compute it independently and
-// must agree, so it lives in one place.
+// graph.ProducersOf. Each channel reads one subpartition of one producer's
+// result partition: the partition of the edge's index among the producer
+// vertex's outputs, the subpartition of the consumer's index among the
+// producer's graph.ConsumersOf. Producers and consumers compute their sides
+// independently and must agree, so both live in this file.
 
 // inputChannel describes one channel of a gate.
 type inputChannel struct {
 	edge     *graph.JobEdge
 	producer int
+	// output is the index of edge in the producer vertex's outputs, and
+	// subpartition the index of the channel in the producer's partition.
+	output, subpartition int
 }
 
 // gateLayout lists the channels of subtask's gate.
 func gateLayout(v *graph.JobVertex, subtask int) []inputChannel {
 	var chans []inputChannel
 	for _, e := range v.Inputs {
+		out := slices.Index(e.Source.Outputs, e)
 		for _, p := range graph.ProducersOf(e.Pattern, e.Source.Parallelism, v.Parallelism, subtask) {
-			chans = append(chans, inputChannel{edge: e, producer: p})
+			sub := slices.Index(graph.ConsumersOf(e.Pattern, e.Source.Parallelism, v.Parallelism, p), subtask)
+			chans = append(chans, inputChannel{edge: e, producer: p, output: out, subpartition: sub})
 		}
 	}
 	return chans
 }
 
-// numChannels is len(gateLayout(v, subtask)), without the layout: every
-// producer asks it of each of its consumers.
-func numChannels(v *graph.JobVertex, subtask int) int {
-	n := 0
-	for _, e := range v.Inputs {
-		n += graph.NumProducers(e.Pattern, e.Source.Parallelism, v.Parallelism, subtask)
-	}
-	return n
-}
-
-// channelIndex is the index, in consumer's gate, of the channel that
-// producer feeds over edge e.
-func channelIndex(e *graph.JobEdge, producer, consumer int) int {
-	off := 0
-	for _, in := range e.Target.Inputs {
-		if in == e {
-			if in.Pattern == graph.AllToAll {
-				return off + producer // ProducersOf lists them all, in order
-			}
-			return off + slices.Index(graph.ProducersOf(in.Pattern, in.Source.Parallelism, e.Target.Parallelism, consumer), producer)
-		}
-		off += graph.NumProducers(in.Pattern, in.Source.Parallelism, e.Target.Parallelism, consumer)
-	}
-	return -1
+// partitionID names the result partition that producer subtask of
+// e.Source writes for edge e, whose index in e.Source.Outputs is output.
+func (t *Task) partitionID(e *graph.JobEdge, output, producer int) network.PartitionID {
+	return network.PartitionID{Job: t.desc.JobID, Generation: t.desc.Generation, Vertex: e.Source.ID, Subtask: producer, Output: output}
 }

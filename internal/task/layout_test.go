@@ -7,10 +7,10 @@ import (
 	"github.com/weir-engine/weir/internal/graph"
 )
 
-// numChannels and channelIndex, which producers use without listing the
-// gate, agree with the gate's layout, for every pattern and for a vertex
-// with two inputs.
-func TestChannelIndexMatchesLayout(t *testing.T) {
+// Every subpartition a producer writes is read by exactly one channel of
+// the consumer it is for, and every channel reads a subpartition that
+// exists, for every pattern and for a vertex with two inputs.
+func TestSubpartitionsMatchLayout(t *testing.T) {
 	for _, tt := range []struct {
 		patterns [2]graph.Pattern
 		p        [3]int // parallelism of the two inputs and of the consumer
@@ -24,18 +24,37 @@ func TestChannelIndexMatchesLayout(t *testing.T) {
 			v := &graph.JobVertex{ID: 2, Parallelism: tt.p[2]}
 			for i := range 2 {
 				src := &graph.JobVertex{ID: i, Parallelism: tt.p[i]}
-				v.Inputs = append(v.Inputs, &graph.JobEdge{ID: i, Source: src, Target: v, Pattern: tt.patterns[i]})
+				e := &graph.JobEdge{ID: i, Source: src, Target: v, Pattern: tt.patterns[i]}
+				// An unrelated output first, so the output index matters.
+				src.Outputs = append(src.Outputs, &graph.JobEdge{ID: 10 + i}, e)
+				v.Inputs = append(v.Inputs, e)
 			}
+			type key struct{ edge, producer, sub int }
+			read := make(map[key]int) // which consumer reads each subpartition
 			for c := range v.Parallelism {
-				layout := gateLayout(v, c)
-				if n := numChannels(v, c); n != len(layout) {
-					t.Fatalf("consumer %d: numChannels %d, layout has %d", c, n, len(layout))
+				for _, ch := range gateLayout(v, c) {
+					if ch.output != 1 {
+						t.Fatalf("consumer %d reads output %d of producer %d, want 1", c, ch.output, ch.producer)
+					}
+					k := key{ch.edge.ID, ch.producer, ch.subpartition}
+					if prev, dup := read[k]; dup {
+						t.Fatalf("consumers %d and %d both read %+v", prev, c, k)
+					}
+					read[k] = c
 				}
-				for i, ch := range layout {
-					if got := channelIndex(ch.edge, ch.producer, c); got != i {
-						t.Fatalf("consumer %d: producer %d of edge %d at index %d, channelIndex says %d", c, ch.producer, ch.edge.ID, i, got)
+			}
+			for _, e := range v.Inputs {
+				for p := range e.Source.Parallelism {
+					for sub, c := range graph.ConsumersOf(e.Pattern, e.Source.Parallelism, v.Parallelism, p) {
+						if got, ok := read[key{e.ID, p, sub}]; !ok || got != c {
+							t.Fatalf("subpartition %d of producer %d on edge %d is for consumer %d, read by %d (%v)", sub, p, e.ID, c, got, ok)
+						}
+						delete(read, key{e.ID, p, sub})
 					}
 				}
+			}
+			if len(read) > 0 {
+				t.Fatalf("channels read subpartitions no producer writes: %v", read)
 			}
 		})
 	}

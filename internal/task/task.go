@@ -51,7 +51,9 @@ type Descriptor struct {
 	Graph      *graph.JobGraph
 	Vertex     *graph.JobVertex
 	Subtask    int
-	Network    *network.Registry
+	// Network connects the subtask's input channels to its producers'
+	// result partitions and publishes its own.
+	Network network.ConnectionManager
 	// Channels sizes the channels of the job (network.DefaultSizing when
 	// zero); the JobMaster picks it for the network memory it has.
 	Channels network.Sizing
@@ -64,7 +66,8 @@ type Descriptor struct {
 	NoFinalCheckpoint bool
 	// Restored holds the state of each operator (by uid) to start from,
 	// LastCheckpointID the checkpoint it comes from, and ChannelState the
-	// in-flight input data of an unaligned checkpoint, per input channel.
+	// in-flight data of an unaligned checkpoint, per channel (see
+	// Snapshot.ChannelState for the numbering).
 	Restored         map[string]*op.Restored
 	LastCheckpointID int64
 	ChannelState     map[int][][]byte
@@ -93,10 +96,16 @@ type Task struct {
 	log  *slog.Logger
 	ctx  context.Context
 
-	mail        *mailbox
-	chain       []*chainOp
-	writers     []network.Writer
-	gate        *network.Gate
+	mail       *mailbox
+	chain      []*chainOp
+	writers    []network.Writer
+	partitions []*network.ResultPartition
+	// outputWake receives a token when a partition becomes available.
+	outputWake chan struct{}
+	gate       *network.Gate
+	// inProgress is the data buffer being delivered, when the task
+	// stopped in the middle of it (see loop.go).
+	inProgress  *inProgressBuffer
 	layout      []inputChannel
 	readers     []network.Reader
 	valve       *network.Valve
@@ -116,7 +125,13 @@ type Task struct {
 	// checkpointing (see checkpoint.go)
 	barriers    *barrier.Handler
 	lastBarrier network.CheckpointBarrier
-	unaligned   *unalignedSnapshot
+	// overtaken holds, while the barrier polled from overtakenCh is
+	// handled, the buffers it overtook.
+	overtaken   [][]byte
+	overtakenCh int
+	// pendingAck is the snapshot taken and not acknowledged yet: an
+	// unaligned one waits for the channel state of its channels.
+	pendingAck  *pendingSnapshot
 	finishedOps bool
 	finalAfter  int64
 	finalDone   bool
@@ -150,6 +165,8 @@ func New(desc Descriptor, cfg Config) *Task {
 		cfg:  cfg,
 		log:  cfg.Logger.With("task", desc.Vertex.Name, "subtask", desc.Subtask),
 		mail: newMailbox(),
+
+		outputWake: make(chan struct{}, 1),
 	}
 }
 
@@ -160,10 +177,6 @@ func (t *Task) Name() string {
 
 // Mailbox returns the task's mailbox, for actions from other goroutines.
 func (t *Task) Mailbox() op.Mailbox { return t.mail }
-
-func (t *Task) gateKey(v *graph.JobVertex, subtask int) network.GateKey {
-	return network.GateKey{Job: t.desc.JobID, Generation: t.desc.Generation, Vertex: v.ID, Subtask: subtask}
-}
 
 // Run runs the subtask to its end. It returns nil when the subtask finished,
 // ctx's error when it was cancelled, and the failure otherwise. running is
@@ -221,6 +234,7 @@ func (t *Task) Run(ctx context.Context, running func()) (err error) {
 		if err := t.snapshot(b.ID, b.Timestamp, *b, nil); err != nil {
 			return err
 		}
+		t.ackIfComplete()
 	}
 	// Every task waits for its final checkpoint (FLIP-147), so that the
 	// checkpoint that commits the sinks' last data sees all tasks running.
@@ -259,7 +273,13 @@ func (t *Task) setup() error {
 		}
 	} else {
 		t.layout = gateLayout(t.desc.Vertex, t.desc.Subtask)
-		t.gate = t.desc.Network.Gate(t.gateKey(t.desc.Vertex, t.desc.Subtask), len(t.layout), t.desc.Channels)
+		t.gate = network.NewGate(len(t.layout), t.desc.Channels.Credit)
+		for i, ch := range t.layout {
+			id := t.partitionID(ch.edge, ch.output, ch.producer)
+			if err := t.desc.Network.RequestSubpartition(id, ch.subpartition, t.gate.Channel(i)); err != nil {
+				return fmt.Errorf("task: input channel %d: %w", i, err)
+			}
+		}
 		t.valve = network.NewValve(len(t.layout))
 		t.endOfData = make([]bool, len(t.layout))
 		t.endOfPartition = make([]bool, len(t.layout))
@@ -288,151 +308,6 @@ func (t *Task) setup() error {
 		return nil
 	}
 	return t.buildReaders()
-}
-
-// loop runs the mailbox loop until done reports true.
-func (t *Task) loop(done func() bool) error {
-	cancelled := t.ctx.Done()
-	for {
-		select {
-		case <-cancelled:
-			return t.ctx.Err()
-		default:
-		}
-		if err := t.mail.runAll(); err != nil {
-			return err
-		}
-		if done() {
-			return nil
-		}
-		if t.stopID != 0 {
-			// The snapshot of a stop-with-savepoint is taken: nothing may
-			// be read or emitted until it completes or is aborted, both of
-			// which arrive as mail.
-			select {
-			case <-t.mail.signal:
-			case <-cancelled:
-				return t.ctx.Err()
-			}
-			continue
-		}
-		progressed, err := t.step()
-		if err != nil {
-			return err
-		}
-		if progressed {
-			continue
-		}
-		if err := t.flush(); err != nil {
-			return err
-		}
-		select {
-		case <-t.mail.signal:
-		case <-t.available():
-		case <-cancelled:
-			return t.ctx.Err()
-		}
-	}
-}
-
-func (t *Task) available() <-chan struct{} {
-	if t.source != nil {
-		return t.source.Available()
-	}
-	return t.gate.Available()
-}
-
-// step processes one unit of input and reports whether there was any.
-func (t *Task) step() (bool, error) {
-	if t.source != nil {
-		if t.sourceEnded {
-			return false, nil
-		}
-		st, err := t.source.PollNext()
-		if err != nil {
-			return false, t.chain[0].attr(t)(err)
-		}
-		switch st {
-		case op.NothingAvailable:
-			return false, nil
-		case op.EndOfInput:
-			t.sourceEnded = true
-			// A bounded source ends event time: every timer downstream fires.
-			return true, t.chain[0].emitWatermark(op.MaxWatermark)
-		}
-		return true, nil
-	}
-	it, ch, ok := t.gate.Poll()
-	if !ok {
-		return false, nil
-	}
-	return true, t.handle(it, ch)
-}
-
-func (t *Task) handle(it network.Item, ch int) error {
-	switch e := it.Event.(type) {
-	case nil:
-		if t.endOfData[ch] {
-			return fmt.Errorf("task: channel %d sent data after EndOfData", ch)
-		}
-		if t.desc.FinishedOnRestore {
-			return fmt.Errorf("task %s finished before the checkpoint it was restored from, but received data", t.Name())
-		}
-		t.recordChannelState(ch, it.Buf)
-		err := t.deliver(ch, it.Buf)
-		t.gate.Recycle(ch, it.Buf)
-		return err
-	case network.CheckpointBarrier:
-		return t.onBarrier(ch, e)
-	case network.CancelCheckpointMarker:
-		t.barriers.OnCancelMarker(ch, e.ID)
-		return t.barrierActions()
-	case network.EndOfData:
-		return t.channelEndOfData(ch)
-	case network.EndOfPartition:
-		if err := t.channelEndOfData(ch); err != nil {
-			return err
-		}
-		if !t.endOfPartition[ch] {
-			t.endOfPartition[ch] = true
-			t.eopCount++
-			t.barriers.OnEndOfPartition(ch)
-			if err := t.barrierActions(); err != nil {
-				return err
-			}
-			return t.forwardValve(t.valve.End(ch))
-		}
-		return nil
-	default:
-		return fmt.Errorf("task: unexpected event %T on channel %d", e, ch)
-	}
-}
-
-// deliver decodes a data buffer of channel ch into the head operator.
-func (t *Task) deliver(ch int, buf []byte) error {
-	n, err := t.readers[ch].Deliver(buf,
-		func(wm int64) error { return t.forwardValve(t.valve.Input(ch, wm)) },
-		func(idle bool) error { return t.forwardValve(t.valve.SetIdle(ch, idle)) })
-	t.recordsIn += int64(n)
-	t.Metrics.RecordsIn.Store(t.recordsIn)
-	return err
-}
-
-// replayChannelState processes the in-flight data an unaligned checkpoint
-// recorded, before any live input: it came before the barrier on its
-// channel.
-func (t *Task) replayChannelState() error {
-	for ch, bufs := range t.desc.ChannelState {
-		if ch < 0 || ch >= len(t.readers) {
-			return fmt.Errorf("task: restored channel state for channel %d of %d", ch, len(t.readers))
-		}
-		for _, b := range bufs {
-			if err := t.deliver(ch, b); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
 }
 
 func (t *Task) channelEndOfData(ch int) error {
@@ -508,10 +383,7 @@ func (t *Task) closeOperators() error {
 // releases the input gate.
 func (t *Task) cleanup(err error) error {
 	t.timers.stopAll()
-	if t.unaligned != nil {
-		t.unaligned.snap.Release()
-		t.unaligned = nil
-	}
+	t.dropPendingAck()
 	if cerr := t.closeOperators(); cerr != nil {
 		if err == nil {
 			err = cerr
@@ -521,6 +393,13 @@ func (t *Task) cleanup(err error) error {
 	}
 	if t.gate != nil {
 		t.gate.Release()
+	}
+	if err != nil {
+		// A pipelined partition outlives its producer until consumed;
+		// after a failure nothing will consume it.
+		for _, p := range t.partitions {
+			p.Release()
+		}
 	}
 	t.publishMetrics()
 	return err
@@ -546,13 +425,33 @@ func (t *Task) publishMetrics() {
 }
 
 func (t *Task) broadcast(e network.Event) error {
+	_, err := t.broadcastOvertaking(e)
+	return err
+}
+
+// broadcastOvertaking sends e on every output and returns, for a priority
+// event, the data buffers it overtook per output channel, numbered as in
+// Snapshot.ChannelState (nil when it overtook none).
+func (t *Task) broadcastOvertaking(e network.Event) (map[int][][]byte, error) {
+	var overtaken map[int][][]byte
+	base := len(t.layout)
 	for _, w := range t.writers {
-		if err := w.BroadcastEvent(e); err != nil {
-			return fmt.Errorf("task %s: %w", t.Name(), err)
+		o, err := w.BroadcastEvent(e)
+		if err != nil {
+			return nil, fmt.Errorf("task %s: %w", t.Name(), err)
 		}
+		for i, bufs := range o {
+			if len(bufs) > 0 {
+				if overtaken == nil {
+					overtaken = make(map[int][][]byte)
+				}
+				overtaken[base+i] = bufs
+			}
+		}
+		base += w.Partition().NumSubpartitions()
 	}
 	t.publishMetrics()
-	return nil
+	return overtaken, nil
 }
 
 // scheduleFlush flushes partly filled buffers every BufferTimeout while the

@@ -7,7 +7,6 @@
 package typeinfo
 
 import (
-	"context"
 	"fmt"
 	"reflect"
 
@@ -32,7 +31,7 @@ type Info interface {
 	// Errors of the operator pass through attr, which names it.
 	ChainInput(target any, forward func(wm int64) error, attr func(error) error) (any, error)
 	// NewWriter returns an op.Output[T] that is also a network.Writer.
-	NewWriter(ctx context.Context, channels []*network.Channel, p graph.Partitioner, maxParallelism, subtask, bufferSize int) (network.Writer, error)
+	NewWriter(part *network.ResultPartition, p graph.Partitioner, maxParallelism, subtask, bufferSize int) (network.Writer, error)
 	// NewReader returns a reader feeding target, an op.Input[T]; errors of
 	// the operator pass through attr.
 	NewReader(target any, attr func(error) error) (network.Reader, error)
@@ -102,15 +101,15 @@ func (t *Of[T]) ChainInput(target any, forward func(wm int64) error, attr func(e
 }
 
 // NewWriter implements Info.
-func (t *Of[T]) NewWriter(ctx context.Context, channels []*network.Channel, p graph.Partitioner, maxParallelism, subtask, bufferSize int) (network.Writer, error) {
+func (t *Of[T]) NewWriter(part *network.ResultPartition, p graph.Partitioner, maxParallelism, subtask, bufferSize int) (network.Writer, error) {
 	if t.err != nil {
 		return nil, t.err
 	}
-	sel, err := selector[T](p, len(channels), maxParallelism, subtask)
+	sel, err := selector[T](p, part.NumSubpartitions(), maxParallelism, subtask)
 	if err != nil {
 		return nil, err
 	}
-	return network.NewRecordWriter(ctx, channels, t.codec, sel, bufferSize), nil
+	return network.NewRecordWriter(part, t.codec, sel, bufferSize), nil
 }
 
 // NewReader implements Info.

@@ -1,7 +1,6 @@
 package typeinfo_test
 
 import (
-	"context"
 	"slices"
 	"strings"
 	"testing"
@@ -94,9 +93,15 @@ func TestWriterPartitioners(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			info := typeinfo.New[rec]()
-			g := network.NewGate(3, 16, 16)
-			chans := []*network.Channel{g.Channel(0), g.Channel(1), g.Channel(2)}
-			w, err := info.NewWriter(context.Background(), chans, tt.p, 128, 0, 64)
+			part, err := network.NewResultPartition(network.PartitionID{Job: "j"}, network.PartitionOptions{Subpartitions: 3, Backlog: 16})
+			if err != nil {
+				t.Fatal(err)
+			}
+			g := network.NewGate(3, 16)
+			for i := 0; i < 3; i++ {
+				network.ConnectLocal(part.Subpartition(i), g.Channel(i))
+			}
+			w, err := info.NewWriter(part, tt.p, 128, 0, 64)
 			if err != nil {
 				t.Fatal(err)
 			}

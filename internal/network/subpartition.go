@@ -1,0 +1,143 @@
+package network
+
+import "sync"
+
+// Subpartition is the part of a ResultPartition that one consumer channel
+// reads (Flink's PipelinedSubpartition): an Outbox behind a mutex, and the
+// input channel it is connected to once the consumer asked for it.
+//
+// Lock order: a subpartition's mutex before its consumer gate's. The
+// subpartition hands items to the input channel while holding its own
+// mutex, so that they arrive in order; the gate calls back into the
+// subpartition (credit, release) only after it let go of its own.
+type Subpartition struct {
+	parent *ResultPartition
+	index  int
+	mu     struct {
+		sync.Mutex
+		out      Outbox
+		consumer *InputChannel
+		released bool
+		// writable is the writability last reported to the parent.
+		writable bool
+		// free holds buffers the consumer recycled, for the writer to
+		// reuse (locally a buffer moves without a copy).
+		free [][]byte
+	}
+}
+
+// Index is the subpartition's index in its partition.
+func (s *Subpartition) Index() int { return s.index }
+
+// Add queues an item for the consumer and hands over what credit allows.
+// It never waits. For a priority event it returns copies of the data
+// buffers the event overtook in this subpartition (they still go to the
+// consumer, after the event). It fails with ErrReleased once the consumer
+// or the partition is gone.
+func (s *Subpartition) Add(it Item) (overtaken [][]byte, err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.mu.released {
+		return nil, ErrReleased
+	}
+	for _, b := range s.mu.out.Add(it) {
+		overtaken = append(overtaken, append([]byte(nil), b...))
+	}
+	s.dispatchLocked()
+	return overtaken, nil
+}
+
+// TakeBuffer returns an empty buffer for the writer, reusing recycled
+// memory when there is some.
+func (s *Subpartition) TakeBuffer(size int) []byte {
+	s.mu.Lock()
+	if n := len(s.mu.free); n > 0 {
+		b := s.mu.free[n-1]
+		s.mu.free = s.mu.free[:n-1]
+		s.mu.Unlock()
+		return b
+	}
+	s.mu.Unlock()
+	return make([]byte, 0, size)
+}
+
+// Backlog is the number of non-priority items waiting for credit.
+func (s *Subpartition) Backlog() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.mu.out.Backlog()
+}
+
+// connect makes ch the consumer, which announces credit.
+func (s *Subpartition) connect(ch *InputChannel, credit int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.mu.released || !ch.attach(s) {
+		s.releaseLocked()
+		return
+	}
+	s.mu.consumer = ch
+	s.mu.out.Grant(credit)
+	s.dispatchLocked()
+}
+
+// consumed returns the credit of an item the consumer consumed, and the
+// memory of a data buffer (nil for an event).
+func (s *Subpartition) consumed(buf []byte) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.mu.released {
+		return
+	}
+	if buf != nil {
+		s.mu.free = append(s.mu.free, buf[:0])
+	}
+	s.mu.out.Grant(1)
+	s.dispatchLocked()
+}
+
+// dispatchLocked hands the consumer what may go now and reports the
+// subpartition's writability.
+func (s *Subpartition) dispatchLocked() {
+	if c := s.mu.consumer; c != nil {
+		for {
+			it, ok := s.mu.out.Next()
+			if !ok {
+				break
+			}
+			if !c.receive(it) {
+				s.releaseLocked()
+				return
+			}
+		}
+	}
+	s.updateWritableLocked()
+}
+
+func (s *Subpartition) updateWritableLocked() {
+	w := s.mu.released || s.mu.out.Writable()
+	if w != s.mu.writable {
+		s.mu.writable = w
+		s.parent.setWritable(w)
+	}
+}
+
+// release drops what is queued; later adds fail with ErrReleased.
+func (s *Subpartition) release() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.releaseLocked()
+}
+
+func (s *Subpartition) releaseLocked() {
+	if s.mu.released {
+		return
+	}
+	s.mu.released = true
+	s.mu.out.Clear()
+	s.mu.free = nil
+	s.mu.consumer = nil
+	// A released subpartition counts as writable: its writer must not
+	// wait for it, it learns of the release from its next Add.
+	s.updateWritableLocked()
+}

@@ -1,18 +1,54 @@
-// Package network owns the data plane between tasks: result subpartitions,
-// input channels and gates, credit-based flow control, the in-band events
-// (EndOfData, EndOfPartition, checkpoint barriers) and the framing of
-// records, watermarks and watermark statuses inside buffers.
+// Package network owns the data plane between tasks: result partitions
+// and their subpartitions on the producer's side, input gates and channels
+// on the consumer's side, the connection manager that moves buffers between
+// them, credit-based flow control, priority events, the in-band events
+// (EndOfData, EndOfPartition, checkpoint barriers, cancel markers) and the
+// framing of records, watermarks and watermark statuses inside buffers.
+//
+// The model is Flink's. A producer subtask writes, per output edge, into
+// its own ResultPartition: one Subpartition per consumer channel. A
+// consumer subtask reads through its Gate: one InputChannel per producer
+// subtask of each input edge. A ConnectionManager connects each input
+// channel to the subpartition it reads, whichever of producer and consumer
+// comes first; Registry is the local (in-memory) one, a TCP one will carry
+// the same items between TaskManagers. A producer therefore runs, and
+// fills its backlog, before its consumer is deployed. Partition types:
+// PIPELINED now; BLOCKING and BLOCKING_PERSISTENT are named for the batch
+// and cache work and refused for now.
+//
+//	producer task                         consumer task
+//	RecordWriter ─► ResultPartition        Gate
+//	                 ├ Subpartition 0 ───►  ├ InputChannel k   (of consumer 0)
+//	                 └ Subpartition 1 ───►  ...                (of consumer 1)
+//	                   Outbox: queue,          queue, credit
+//	                   credit, backlog    ◄─── credit back on recycle
 //
 // Flow control is Flink's credit-based scheme. A receiving channel has a
-// fixed number of buffers (its credit). The sender hands a buffer over only
-// while it holds credit; otherwise the buffer waits in the sender's backlog,
-// and when the backlog is full the sending task blocks: that is
-// back-pressure, and it bounds the memory of every channel to
-// (credit + backlog + 1) buffers whatever the speed of the consumer
-// (see "Network memory" below for how many a job gets). When the
-// receiver has consumed a buffer it recycles it, which returns one credit and
-// hands the buffer's memory back to the sender for reuse. The accounting is
-// the pure Credit type; Channel adds the locking and the wake-ups.
+// fixed number of buffers (its credit), announced to the subpartition when
+// it connects. The subpartition hands a buffer over only while it holds
+// credit; otherwise the buffer waits in its backlog. When the receiver has
+// consumed a buffer it recycles it, which returns one credit and hands the
+// buffer's memory back to the producer for reuse. The accounting is the
+// pure Outbox; Subpartition and Gate add the locking (a subpartition's
+// mutex before its consumer gate's, never the other way).
+//
+// No send blocks. A subpartition whose backlog is full is not writable,
+// and its partition is then unavailable: the producing task stops reading
+// its input or polling its source and goes back to its mailbox until the
+// partition's Wake says it is available again (Flink's availability-based
+// mailbox loop, see package task). That is back-pressure, and it bounds
+// the memory of every channel to credit + backlog + 1 buffers whatever the
+// speed of the consumer (plus what one input record produces beyond that,
+// which is never refused), and it leaves the task free to answer
+// checkpoint triggers and priority events while back-pressured.
+//
+// Priority events: the barrier of an unaligned checkpoint and a cancel
+// marker (IsPriority) overtake the buffers queued in the subpartition and
+// in the input channel, need no credit, and are polled even from a
+// channel blocked for alignment. Subpartition.Add returns the data buffers
+// a priority event overtook there, and Gate.Poll those it overtook in the
+// input channel (Item.Overtaken): both are the in-flight data (channel
+// state) of the checkpoint, still delivered after the barrier.
 //
 // Network memory. Every TaskManager has a BufferPool: its network memory
 // (DefaultNetworkMemory, or --network-memory / weir.WithNetworkMemory)
@@ -52,9 +88,8 @@
 // while the channel lives and dropped with it. Memory therefore follows use
 // and the pool is its ceiling.
 //
-// In this process channels are local: a buffer moves from the sender's task
-// to the receiver's task without a copy. The socket transport between
-// TaskManagers will deliver into the same Channel type.
+// In this process channels are local: a buffer moves from the producer's
+// subpartition to the consumer's input channel without a copy.
 //
 // Buffer format: a data buffer is a sequence of elements, each a tag byte
 // followed by its body:

@@ -3,11 +3,16 @@
 // operators through the FLIP-147 lifecycle (see package op).
 //
 // The loop, in priority order: run queued mailbox actions (timers, control
-// actions from other goroutines), then process one unit of input (one
-// buffer or event from the gate, or one batch from the source), and when
-// there is none, flush the record writers and sleep until mail, input or
-// cancellation arrives. Everything an operator does happens inside this
-// loop, so operators need no locks.
+// actions from other goroutines), then handle a priority event of the gate
+// (an unaligned barrier or a cancel marker), then, only while every output
+// partition is available, process one unit of input (the records of one
+// buffer, stopping between records when mail, a priority event or
+// back-pressure arrives, or one event from the gate, or one batch from the
+// source); when there is none, flush the record writers and sleep until
+// mail, input (or, back-pressured, a priority event or available output)
+// or cancellation arrives. No send blocks, so a back-pressured task still
+// answers triggers and barriers at once (see loop.go). Everything an
+// operator does happens inside this loop, so operators need no locks.
 //
 // Termination of a task that was not cancelled or failed:
 //

@@ -76,11 +76,18 @@ func notRun(any) (any, error) { return nil, errors.New("this task is not run by 
 
 // pipeline builds src -> sink as two vertices of parallelism 1.
 func pipeline(t *testing.T, src, sink graph.Factory) *graph.JobGraph {
+	return fanIn(t, 1, src, sink)
+}
+
+// fanIn builds src (of parallelism p) -> sink (of parallelism 1): the sink's
+// channel i reads source subtask i.
+func fanIn(t *testing.T, p int, src, sink graph.Factory) *graph.JobGraph {
 	t.Helper()
 	strs := typeinfo.New[string]()
-	s := &graph.Transformation{ID: 1, Kind: graph.KindSource, Name: "src", OutType: strs, Factory: src}
+	s := &graph.Transformation{ID: 1, Kind: graph.KindSource, Name: "src", OutType: strs, Factory: src, Parallelism: p}
 	k := &graph.Transformation{ID: 2, Kind: graph.KindOperator, Name: "sink", OutType: strs, Inputs: []*graph.Transformation{s},
 		Chaining: graph.ChainHead, Factory: sink}
+	k.Parallelism = 1
 	sg, err := graph.Translate([]*graph.Transformation{s, k}, graph.Config{Parallelism: 1})
 	if err != nil {
 		t.Fatal(err)
@@ -265,6 +272,63 @@ func TestUnalignedBarrierOvertakesInput(t *testing.T) {
 		}
 		tokens <- struct{}{}
 	}
+}
+
+// A buffer in progress on a channel whose barrier has not arrived at the
+// snapshot is channel state from where the task stopped in it; when that
+// channel's barrier arrives while the buffer is still in progress, the
+// buffer is not persisted a second time.
+func TestInProgressBufferPersistedOnce(t *testing.T) {
+	tokens, stop := make(chan struct{}), make(chan struct{})
+	got := make(chan string)
+	jg := fanIn(t, 2, notRun, func(any) (any, error) { return &gatedSink{tokens: tokens, stop: stop, got: got}, nil })
+	net := network.NewRegistry()
+	var subs []*network.Subpartition
+	for p := range 2 {
+		part, err := network.NewResultPartition(network.PartitionID{Job: "j", Vertex: jg.Vertices[0].ID, Subtask: p},
+			network.PartitionOptions{Subpartitions: 1, Backlog: network.DefaultBacklog})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := net.RegisterPartition(part); err != nil {
+			t.Fatal(err)
+		}
+		subs = append(subs, part.Subpartition(0))
+	}
+	responses := make(acks, 1)
+	start(t, task.Descriptor{JobID: "j", Graph: jg, Vertex: jg.Vertices[1], Network: net,
+		Checkpointing: true, Checkpoints: responses})
+	t.Cleanup(func() { close(stop) })
+	add := func(s *network.Subpartition, it network.Item) {
+		t.Helper()
+		if _, err := s.Add(it); err != nil {
+			t.Fatal(err)
+		}
+	}
+	barrier := network.Item{Event: network.CheckpointBarrier{ID: 1, Unaligned: true}}
+	add(subs[1], network.Item{Buf: frame(t, "r1", "r2", "r3")})
+	if v := <-got; v != "r1" {
+		t.Fatalf("first record %q, want r1", v)
+	}
+	add(subs[0], barrier) // snapshot at once; channel 1 is persisted from r2
+	tokens <- struct{}{}
+	if v := <-got; v != "r2" {
+		t.Fatalf("record %q, want r2", v)
+	}
+	add(subs[1], barrier) // arrives while the buffer is still in progress
+	tokens <- struct{}{}
+	snap := <-responses
+	var state []string
+	for _, b := range snap.ChannelState[1] {
+		state = append(state, decode(t, b)...)
+	}
+	if strings.Join(state, " ") != "r2 r3" || len(snap.ChannelState[0]) != 0 {
+		t.Fatalf("channel state %v / %d buffers on channel 0, want [r2 r3] / none", state, len(snap.ChannelState[0]))
+	}
+	if v := <-got; v != "r3" {
+		t.Fatalf("record %q, want r3", v)
+	}
+	tokens <- struct{}{}
 }
 
 // The output side of a restored channel state goes to the subpartitions

@@ -263,6 +263,7 @@ func (t *Task) snapshot(id, ts int64, b network.CheckpointBarrier, persist []int
 			// at the snapshot, is the first of its channel state.
 			if b := t.inProgress; b != nil && b.ch == ch {
 				s.ChannelState[ch] = append(s.ChannelState[ch], clone(b.rest()))
+				b.persistedFor = id
 			}
 		}
 	}
@@ -299,22 +300,26 @@ func (t *Task) dropPendingAck() {
 }
 
 // recordChannelState keeps a copy of a data buffer that belongs to the
-// channel state of the pending unaligned checkpoint.
-func (t *Task) recordChannelState(ch int, buf []byte) {
+// channel state of the pending unaligned checkpoint, and returns that
+// checkpoint's id (0 when the buffer is not channel state).
+func (t *Task) recordChannelState(ch int, buf []byte) int64 {
 	if p := t.pendingAck; p != nil && p.waiting[ch] {
 		p.snap.ChannelState[ch] = append(p.snap.ChannelState[ch], clone(buf))
+		return p.snap.CheckpointID
 	}
+	return 0
 }
 
 // persistOvertaken adds to checkpoint id's state of channel ch what the
 // barrier polled from ch overtook: the rest of the buffer in progress on
-// ch, then the buffers queued behind it.
+// ch (unless the state holds it already), then the buffers queued behind
+// it.
 func (t *Task) persistOvertaken(id int64, ch int) {
 	p := t.pendingAck
 	if p == nil || p.snap.CheckpointID != id {
 		return
 	}
-	if b := t.inProgress; b != nil && b.ch == ch {
+	if b := t.inProgress; b != nil && b.ch == ch && b.persistedFor != id {
 		p.snap.ChannelState[ch] = append(p.snap.ChannelState[ch], clone(b.rest()))
 	}
 	if t.overtakenCh == ch {

@@ -29,6 +29,10 @@ type inProgressBuffer struct {
 	ch  int
 	buf []byte
 	off int
+	// persistedFor is the checkpoint whose channel state holds the whole
+	// rest of the buffer already (0: none): it was polled while its
+	// channel was persisted, or was in progress at the snapshot.
+	persistedFor int64
 }
 
 // rest is the part of the buffer not delivered yet.
@@ -164,8 +168,7 @@ func (t *Task) handle(it network.Item, ch int) error {
 		if t.desc.FinishedOnRestore {
 			return fmt.Errorf("task %s finished before the checkpoint it was restored from, but received data", t.Name())
 		}
-		t.recordChannelState(ch, it.Buf)
-		t.inProgress = &inProgressBuffer{ch: ch, buf: it.Buf}
+		t.inProgress = &inProgressBuffer{ch: ch, buf: it.Buf, persistedFor: t.recordChannelState(ch, it.Buf)}
 		return t.resume()
 	case network.CheckpointBarrier:
 		// The data this barrier overtook, and the rest of a buffer of its

@@ -24,7 +24,7 @@ type ConnectionManager interface {
 	ReleaseJob(job string, generation int)
 }
 
-// Registry is the local ConnectionManager of the processes' TaskManagers:
+// Registry is the local ConnectionManager of the TaskManagers of one process:
 // a buffer moves from the producer's subpartition to the consumer's input
 // channel without a copy.
 type Registry struct {

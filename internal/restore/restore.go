@@ -6,7 +6,8 @@
 // a new subtask takes, from every old subtask's keyed stream, the sections
 // of the key groups in its new range (the max parallelism must not have
 // changed: it fixes the key groups). Operator list state is redistributed
-// by its mode: split lists are dealt out entry by entry, union lists go
+// by its mode: split lists stay with their subtask at an unchanged
+// parallelism and are dealt out entry by entry otherwise, union lists go
 // whole to everyone, and broadcast state is taken from any non-empty copy
 // (FLIP-147: subtasks that finished may have left theirs empty). In-flight
 // channel state of unaligned checkpoints restores only at the same
@@ -118,7 +119,9 @@ func assignOperator(o *Operator, old *storage.OperatorState, t Target, read Read
 	if err := assignKeyed(o, old, t, read); err != nil {
 		return err
 	}
-	assignLists(o, old, t)
+	if err := assignLists(o, old, t); err != nil {
+		return err
+	}
 	return assignChannels(o, old, t, read)
 }
 
@@ -178,24 +181,39 @@ func assignKeyed(o *Operator, old *storage.OperatorState, t Target, read Reader)
 	return nil
 }
 
-func assignLists(o *Operator, old *storage.OperatorState, t Target) {
+func assignLists(o *Operator, old *storage.OperatorState, t Target) error {
 	type list struct {
 		mode    storage.Mode
 		entries [][]byte
 		copies  [][][]byte
+		// own holds each old subtask's entries by its index.
+		own map[int][][]byte
 	}
+	// At an unchanged parallelism each subtask keeps its own split list,
+	// as in Flink, which redistributes split lists only when the
+	// parallelism changed. The in-flight output of an unaligned checkpoint
+	// goes back to the subtask of the same index, so a split dealt to
+	// another subtask would send its next records on another channel than
+	// those still in flight, and a consumer could read them first (a
+	// source that finished its splits leaves an empty list, which shifted
+	// every later entry to a lower subtask).
+	keep := old.Parallelism == t.Parallelism
 	lists := map[string]*list{}
 	var names []string
 	for _, s := range old.Subtasks {
+		if keep && (s.Index < 0 || s.Index >= t.Parallelism) {
+			return fmt.Errorf("%w: subtask index %d at parallelism %d", ErrCorrupt, s.Index, t.Parallelism)
+		}
 		for _, l := range s.OperatorLists {
 			cur, ok := lists[l.Name]
 			if !ok {
-				cur = &list{mode: l.Mode}
+				cur = &list{mode: l.Mode, own: make(map[int][][]byte)}
 				lists[l.Name] = cur
 				names = append(names, l.Name)
 			}
 			cur.entries = append(cur.entries, l.Entries...)
 			cur.copies = append(cur.copies, l.Entries)
+			cur.own[s.Index] = append(cur.own[s.Index], l.Entries...)
 		}
 	}
 	for _, name := range names {
@@ -218,14 +236,21 @@ func assignLists(o *Operator, old *storage.OperatorState, t Target) {
 			}
 		default:
 			dealt := make([][][]byte, t.Parallelism)
-			for i, e := range l.entries {
-				dealt[i%t.Parallelism] = append(dealt[i%t.Parallelism], e)
+			if keep {
+				for i, e := range l.own {
+					dealt[i] = e
+				}
+			} else {
+				for i, e := range l.entries {
+					dealt[i%t.Parallelism] = append(dealt[i%t.Parallelism], e)
+				}
 			}
 			for i, r := range o.Subtasks {
 				r.Lists = append(r.Lists, op.NamedList{Name: name, Mode: op.SplitList, Entries: dealt[i]})
 			}
 		}
 	}
+	return nil
 }
 
 func assignChannels(o *Operator, old *storage.OperatorState, t Target, read Reader) error {

@@ -100,6 +100,49 @@ func TestListModes(t *testing.T) {
 	}
 }
 
+// At an unchanged parallelism a split list stays with its subtask, even
+// when another subtask's list is empty: the in-flight output of an
+// unaligned checkpoint is restored by subtask index, so a source split
+// that moved to another subtask would send its next records on another
+// channel than the ones still in flight. Seen as reordered counts in the
+// sequence job after a source subtask had finished its split.
+func TestSplitListsStayWithTheirSubtask(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		old  [][]string // split list entries of each old subtask
+		want [][]string // of each new subtask
+	}{
+		{name: "first subtask finished its splits", old: [][]string{{}, {"b"}}, want: [][]string{{}, {"b"}}},
+		{name: "middle subtask empty", old: [][]string{{"a"}, {}, {"c", "d"}}, want: [][]string{{"a"}, {}, {"c", "d"}}},
+		{name: "more entries than subtasks", old: [][]string{{"a", "b", "c"}, {"d"}}, want: [][]string{{"a", "b", "c"}, {"d"}}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			o := storage.OperatorState{UID: "src", Parallelism: len(tt.old), MaxParallelism: 128}
+			for i, entries := range tt.old {
+				l := storage.OperatorListState{Name: "splits", Mode: storage.ModeSplit}
+				for _, e := range entries {
+					l.Entries = append(l.Entries, []byte(e))
+				}
+				o.Subtasks = append(o.Subtasks, storage.SubtaskState{Index: i, OperatorLists: []storage.OperatorListState{l}})
+			}
+			md := &storage.Metadata{CheckpointID: 3, Operators: []storage.OperatorState{o}}
+			got, err := restore.Assign(md, []restore.Target{{UID: "src", Parallelism: len(tt.old), MaxParallelism: 128}}, nil, restore.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, r := range got["src"].Subtasks {
+				var entries []string
+				for _, e := range r.List("splits") {
+					entries = append(entries, string(e))
+				}
+				if strings.Join(entries, ",") != strings.Join(tt.want[i], ",") {
+					t.Errorf("subtask %d restored splits %q, want %q", i, entries, tt.want[i])
+				}
+			}
+		})
+	}
+}
+
 func TestAssignErrors(t *testing.T) {
 	old, files := keyedOld("op", 2, 16)
 	read := func(h storage.StreamHandle) ([]byte, error) { return files[h.Path], nil }

@@ -293,7 +293,10 @@ func EncodeBuffers(bufs [][]byte) []byte {
 	return out
 }
 
-// DecodeBuffers reverses EncodeBuffers.
+// DecodeBuffers reverses EncodeBuffers. The buffers share data's memory,
+// each capped at its own length: a restored output buffer goes to a
+// subpartition, and once its consumer recycles it the producer appends to
+// it, which must not write into the buffers after it.
 func DecodeBuffers(data []byte) ([][]byte, error) {
 	var bufs [][]byte
 	for len(data) > 0 {
@@ -301,7 +304,7 @@ func DecodeBuffers(data []byte) ([][]byte, error) {
 		if m <= 0 || uint64(len(data)-m) < n {
 			return nil, fmt.Errorf("%w: channel state framing", ErrCorrupt)
 		}
-		bufs = append(bufs, data[m:m+int(n)])
+		bufs = append(bufs, data[m:m+int(n):m+int(n)])
 		data = data[m+int(n):]
 	}
 	return bufs, nil

@@ -168,3 +168,26 @@ func TestAssignErrors(t *testing.T) {
 		t.Errorf("unaligned state at another parallelism: err = %v", err)
 	}
 }
+
+// Restored buffers come from one stream; a producer appends to a restored
+// output buffer once its consumer recycled it, which must not overwrite
+// the next buffer, still in flight.
+func TestDecodedBuffersDoNotOverlap(t *testing.T) {
+	bufs, err := restore.DecodeBuffers(restore.EncodeBuffers([][]byte{[]byte("ab"), []byte("cd"), {}, []byte("ef")}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(bufs) != 4 {
+		t.Fatalf("%d buffers, want 4", len(bufs))
+	}
+	for i := range bufs {
+		_ = append(bufs[i], "XXXXXXXX"...) // a writer filling a reused buffer
+	}
+	var got []string
+	for _, b := range bufs {
+		got = append(got, string(b))
+	}
+	if strings.Join(got, ",") != "ab,cd,,ef" {
+		t.Fatalf("buffers after appending to each: %q, want [ab cd  ef]", got)
+	}
+}

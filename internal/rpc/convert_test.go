@@ -103,7 +103,7 @@ func TestTaskStateRoundTrip(t *testing.T) {
 		errors.Is(got.Err, errUser) || errors.Is(got.Err, context.Canceled) {
 		t.Fatalf("remote error %v: want its text, unrecoverable, nothing else", got.Err)
 	}
-	for _, sentinel := range []error{fs.ErrNotExist, fs.ErrPermission, context.Canceled, context.DeadlineExceeded} {
+	for _, sentinel := range []error{fs.ErrNotExist, fs.ErrPermission, context.Canceled, context.DeadlineExceeded, scheduler.ErrConsequence} {
 		m := rpc.EncodeError(fmt.Errorf("wrapped: %w", sentinel))
 		rpc.TakeLocal(m.GetEmbeddedRef())
 		if err := rpc.DecodeError(through(t, m)); !errors.Is(err, sentinel) {

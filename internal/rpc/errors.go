@@ -19,6 +19,7 @@ var errorKinds = []struct {
 	{rpcpb.ErrorKind_ERROR_KIND_PERMISSION, fs.ErrPermission},
 	{rpcpb.ErrorKind_ERROR_KIND_CANCELED, context.Canceled},
 	{rpcpb.ErrorKind_ERROR_KIND_DEADLINE_EXCEEDED, context.DeadlineExceeded},
+	{rpcpb.ErrorKind_ERROR_KIND_CONSEQUENCE, scheduler.ErrConsequence},
 }
 
 // EncodeError turns err into a message (nil for nil): its text, the kinds

@@ -176,7 +176,7 @@ type Scheduler struct {
 	status   JobStatus
 	execs    map[ExecutionID]ExecutionState
 	order    []ExecutionID
-	failure  error
+	failure  RootCause
 	ready    []any
 }
 
@@ -205,7 +205,7 @@ func (s *Scheduler) Status() JobStatus { return s.status }
 func (s *Scheduler) Generation() int { return s.generation }
 
 // Failure is the root cause of a failed job.
-func (s *Scheduler) Failure() error { return s.failure }
+func (s *Scheduler) Failure() error { return s.failure.Err() }
 
 // ExecutionState returns the state of one subtask.
 func (s *Scheduler) ExecutionState(id ExecutionID) ExecutionState { return s.execs[id] }
@@ -234,7 +234,7 @@ func (s *Scheduler) Step(ev any) {
 		s.taskManagerLost(e)
 	case ResourceTimeout:
 		if s.waiting && e.Generation == s.pendingGeneration() {
-			s.failure = s.waitErr
+			s.failure = NewRootCause(s.waitErr, nil)
 			s.terminate(Failed)
 		}
 	case TaskState:
@@ -286,14 +286,14 @@ func (s *Scheduler) place() {
 		}
 		return
 	case err != nil:
-		s.failure = err
+		s.failure = NewRootCause(err, nil)
 		s.terminate(Failed)
 		return
 	}
 	s.waiting, s.waitErr = false, nil
 	if s.status == Restarting {
 		s.generation++
-		s.failure = nil
+		s.failure = RootCause{}
 	}
 	s.plan = plan
 	s.deploy()
@@ -346,11 +346,8 @@ func (s *Scheduler) taskState(e TaskState) {
 		return
 	}
 	s.execs[e.ID] = e.State
-	if s.status == Restarting && e.State == ExecFailed && Unrecoverable(e.Err) && !Unrecoverable(s.failure) {
-		// The failure that started the restart was a consequence (a
-		// channel released under a sender); this one is the cause, and no
-		// restart fixes it.
-		s.failure, s.status = e.Err, Failing
+	if e.State == ExecFailed {
+		s.laterFailure(e.Err)
 	}
 	switch e.State {
 	case ExecFailed:
@@ -361,13 +358,29 @@ func (s *Scheduler) taskState(e TaskState) {
 	s.settle()
 }
 
+// laterFailure weighs a failure of the generation that already failed or
+// restarts: it may be the real cause of the failure that came first.
+func (s *Scheduler) laterFailure(err error) {
+	switch {
+	case s.status == Restarting && Unrecoverable(err) && !Unrecoverable(s.failure.Cause()):
+		// The failure that started the restart was a consequence (a
+		// channel released under a sender); this one is the cause, and no
+		// restart fixes it.
+		s.failure, s.status = NewRootCause(err, nil), Failing
+	case s.status == Restarting || s.status == Failing:
+		// A consumer's failure reported after the failure of a producer
+		// whose channel it released is the cause (as in Flink).
+		s.failure = s.failure.Later(err)
+	}
+}
+
 // taskFailed handles a task's failure: the first one of a running
 // generation restarts or fails the job; later ones are consequences.
 func (s *Scheduler) taskFailed(cause error, now time.Time) {
 	switch {
 	case s.status != Running:
 	case s.stopping:
-		s.failure = fmt.Errorf("scheduler: a subtask failed while the job stopped after its savepoint: %w", cause)
+		s.failure = NewRootCause(cause, failedWhileStopping)
 		s.status = Failing
 		s.cancelRemaining()
 	default:
@@ -388,21 +401,21 @@ func (s *Scheduler) settle() {
 	case Cancelling:
 		s.terminate(Canceled)
 	case Restarting:
-		s.ready = append(s.ready, ScheduleRestart{Delay: s.delay, Generation: s.generation + 1, Cause: s.failure})
+		s.ready = append(s.ready, ScheduleRestart{Delay: s.delay, Generation: s.generation + 1, Cause: s.failure.Err()})
 	}
 }
 
 // fail handles the first failure of a running generation: restart if the
 // strategy allows, otherwise fail the job.
 func (s *Scheduler) fail(cause error, now time.Time) {
-	s.failure = cause
+	s.failure = NewRootCause(cause, nil)
 	if Unrecoverable(cause) {
 		s.status = Failing
 	} else if delay, ok := s.restart.OnFailure(now); ok {
 		s.status, s.delay = Restarting, delay
 	} else {
 		if _, none := s.restart.(NoRestart); !none {
-			s.failure = fmt.Errorf("%w (%v): %w", ErrRestartsExhausted, s.restart, cause)
+			s.failure = NewRootCause(cause, RestartsExhausted(s.restart))
 		}
 		s.status = Failing
 	}
@@ -453,7 +466,13 @@ func (s *Scheduler) terminate(st JobStatus) {
 	s.status = st
 	var err error
 	if st == Failed {
-		err = s.failure
+		err = s.failure.Err()
 	}
 	s.ready = append(s.ready, Terminated{Status: st, Err: err})
+}
+
+// failedWhileStopping wraps the failure of a subtask after the job's
+// stop-with-savepoint completed.
+func failedWhileStopping(cause error) error {
+	return fmt.Errorf("scheduler: a subtask failed while the job stopped after its savepoint: %w", cause)
 }

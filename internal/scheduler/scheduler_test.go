@@ -21,7 +21,10 @@ import (
 //	offer tm-c=1            slots offered later
 //	lost tm-a [reason]      a TaskManager lost
 //	timeout gen=1           the wait for a generation's slots timed out
-//	task 0/1 RUNNING [err]  a subtask's state report
+//	task 0/1 RUNNING [err]  a subtask's state report; the error words
+//	                        unrecoverable (scheduler.ErrUnrecoverable) and
+//	                        released (a scheduler.Consequence, as a sender
+//	                        whose channel was released fails) are marked
 //	cancel
 func TestScheduler(t *testing.T) {
 	datadriven.Walk(t, "testdata", func(t *testing.T, path string) {
@@ -68,8 +71,11 @@ func TestScheduler(t *testing.T) {
 				ev := scheduler.TaskState{ID: scheduler.ExecutionID{Vertex: v, Subtask: st}, Generation: gen, State: scheduler.ExecutionState(d.CmdArgs[1].Key)}
 				if len(d.CmdArgs) > 2 {
 					ev.Err = errors.New(d.CmdArgs[2].Key)
-					if d.CmdArgs[2].Key == "unrecoverable" {
+					switch d.CmdArgs[2].Key {
+					case "unrecoverable":
 						ev.Err = scheduler.ErrUnrecoverable
+					case "released":
+						ev.Err = scheduler.Consequence(ev.Err)
 					}
 				}
 				s.Step(ev)

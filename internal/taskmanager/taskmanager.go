@@ -175,6 +175,11 @@ func (tm *TaskManager) Submit(d Deployment) error {
 		case ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, network.ErrReleased)):
 			report(scheduler.ExecCanceled, nil)
 		default:
+			if errors.Is(err, network.ErrReleased) {
+				// Its consumer released the channel (it failed, or was
+				// cancelled): the consumer's failure is the cause.
+				err = scheduler.Consequence(err)
+			}
 			tm.log.Debug("subtask failed", "task", t.Name(), "err", err)
 			report(scheduler.ExecFailed, err)
 		}

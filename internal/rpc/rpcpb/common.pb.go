@@ -38,6 +38,10 @@ const (
 	ErrorKind_ERROR_KIND_CANCELED ErrorKind = 4
 	// A deadline passed.
 	ErrorKind_ERROR_KIND_DEADLINE_EXCEEDED ErrorKind = 5
+	// The failure is a consequence of another one (a producer whose
+	// consumer's channel was released under it): it is not a job's root
+	// cause while that other failure can be found.
+	ErrorKind_ERROR_KIND_CONSEQUENCE ErrorKind = 6
 )
 
 // Enum value maps for ErrorKind.
@@ -49,6 +53,7 @@ var (
 		3: "ERROR_KIND_PERMISSION",
 		4: "ERROR_KIND_CANCELED",
 		5: "ERROR_KIND_DEADLINE_EXCEEDED",
+		6: "ERROR_KIND_CONSEQUENCE",
 	}
 	ErrorKind_value = map[string]int32{
 		"ERROR_KIND_UNSPECIFIED":       0,
@@ -57,6 +62,7 @@ var (
 		"ERROR_KIND_PERMISSION":        3,
 		"ERROR_KIND_CANCELED":          4,
 		"ERROR_KIND_DEADLINE_EXCEEDED": 5,
+		"ERROR_KIND_CONSEQUENCE":       6,
 	}
 )
 
@@ -461,14 +467,15 @@ const file_weir_rpc_v1_common_proto_rawDesc = "" +
 	"\x05Error\x12\x18\n" +
 	"\amessage\x18\x01 \x01(\tR\amessage\x12,\n" +
 	"\x05kinds\x18\x02 \x03(\x0e2\x16.weir.rpc.v1.ErrorKindR\x05kinds\x12!\n" +
-	"\fembedded_ref\x18\x03 \x01(\x04R\vembeddedRef*\xb5\x01\n" +
+	"\fembedded_ref\x18\x03 \x01(\x04R\vembeddedRef*\xd1\x01\n" +
 	"\tErrorKind\x12\x1a\n" +
 	"\x16ERROR_KIND_UNSPECIFIED\x10\x00\x12\x1c\n" +
 	"\x18ERROR_KIND_UNRECOVERABLE\x10\x01\x12\x18\n" +
 	"\x14ERROR_KIND_NOT_EXIST\x10\x02\x12\x19\n" +
 	"\x15ERROR_KIND_PERMISSION\x10\x03\x12\x17\n" +
 	"\x13ERROR_KIND_CANCELED\x10\x04\x12 \n" +
-	"\x1cERROR_KIND_DEADLINE_EXCEEDED\x10\x05B6Z4github.com/weir-engine/weir/internal/rpc/rpcpb;rpcpbb\x06proto3"
+	"\x1cERROR_KIND_DEADLINE_EXCEEDED\x10\x05\x12\x1a\n" +
+	"\x16ERROR_KIND_CONSEQUENCE\x10\x06B6Z4github.com/weir-engine/weir/internal/rpc/rpcpb;rpcpbb\x06proto3"
 
 var (
 	file_weir_rpc_v1_common_proto_rawDescOnce sync.Once

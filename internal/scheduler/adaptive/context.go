@@ -78,11 +78,11 @@ type Checkpoints interface {
 
 // Failures apply the restart strategy.
 type Failures interface {
-	// OnFailure decides about a failure at now: restart after delay (err
-	// nil), or fail the job with err (the cause, wrapped when the
-	// strategy gave up). An unrecoverable cause (scheduler.Unrecoverable)
-	// never restarts.
-	OnFailure(cause error, now time.Time) (delay time.Duration, err error)
+	// OnFailure decides about a failure at now: restart after delay
+	// (restart true), or fail the job with failure (the cause, wrapped
+	// when the strategy gave up). An unrecoverable cause
+	// (scheduler.Unrecoverable) never restarts.
+	OnFailure(cause error, now time.Time) (delay time.Duration, failure scheduler.RootCause, restart bool)
 }
 
 // Reports say what happened, for logs, REST and the JobMaster.

@@ -1,7 +1,6 @@
 package adaptive
 
 import (
-	"fmt"
 	"maps"
 	"time"
 
@@ -80,17 +79,17 @@ func (s *Scheduler) TriggerSavepoint(drain bool) {
 }
 
 // OnFailure implements Failures, as the default scheduler decides.
-func (s *Scheduler) OnFailure(cause error, now time.Time) (time.Duration, error) {
+func (s *Scheduler) OnFailure(cause error, now time.Time) (time.Duration, scheduler.RootCause, bool) {
 	if scheduler.Unrecoverable(cause) {
-		return 0, cause
+		return 0, scheduler.NewRootCause(cause, nil), false
 	}
 	if delay, ok := s.restart.OnFailure(now); ok {
-		return delay, nil
+		return delay, scheduler.RootCause{}, true
 	}
 	if _, none := s.restart.(scheduler.NoRestart); none {
-		return 0, cause
+		return 0, scheduler.NewRootCause(cause, nil), false
 	}
-	return 0, fmt.Errorf("%w (%v): %w", scheduler.ErrRestartsExhausted, s.restart, cause)
+	return 0, scheduler.NewRootCause(cause, scheduler.RestartsExhausted(s.restart)), false
 }
 
 // Entered implements Reports.

@@ -51,7 +51,8 @@
 // restore could not be read) and one of Executing or StopWithSavepoint
 // (before its savepoint completed) go through the restart strategy
 // (restartOrFail). Restarting absorbs the failures of the generation it
-// cancels, except an unrecoverable one, which fails the job. After a
+// cancels, except an unrecoverable one, which fails the job; Failing
+// replaces a cause that is a consequence (scheduler.RootCause). After a
 // restart, WaitingForResources starts at once with whatever slots suffice:
 // a job that lost a TaskManager restarts at the lower parallelism instead
 // of waiting for it.

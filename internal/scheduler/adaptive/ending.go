@@ -7,7 +7,7 @@ import "github.com/weir-engine/weir/internal/scheduler"
 type ending struct {
 	graph *ExecutionGraph
 	final scheduler.JobStatus
-	err   error
+	cause scheduler.RootCause
 }
 
 // start cancels the generation and ends the job if nothing runs.
@@ -24,7 +24,7 @@ func (e *ending) report(ctx Context, self State, ts scheduler.TaskState) State {
 
 func (e *ending) settle(ctx Context, self State) State {
 	if e.graph.AllTerminal() {
-		return newFinished(ctx, e.final, e.err)
+		return newFinished(ctx, e.final, e.cause.Err())
 	}
 	return self
 }

@@ -12,9 +12,9 @@ import (
 // slots comes back at the parallelism it can get), unless the strategy
 // gives up or the cause is unrecoverable (Failing).
 func restartOrFail(ctx Context, g *ExecutionGraph, cause error, now time.Time) State {
-	delay, err := ctx.OnFailure(cause, now)
-	if err != nil {
-		return newFailing(ctx, g, err)
+	delay, failure, restart := ctx.OnFailure(cause, now)
+	if !restart {
+		return newFailing(ctx, g, failure)
 	}
 	return newRestarting(ctx, g, delay, now)
 }

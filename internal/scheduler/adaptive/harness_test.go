@@ -123,10 +123,14 @@ func (h *harness) flush() string {
 }
 
 // errorOf turns a script's error word into an error: "unrecoverable"
-// is marked scheduler.ErrUnrecoverable.
+// is marked scheduler.ErrUnrecoverable, "released" a
+// scheduler.Consequence (a sender whose channel was released).
 func errorOf(word string) error {
-	if word == "unrecoverable" {
+	switch word {
+	case "unrecoverable":
 		return fmt.Errorf("restore: %w", scheduler.ErrUnrecoverable)
+	case "released":
+		return scheduler.Consequence(errors.New(word))
 	}
 	return errors.New(word)
 }

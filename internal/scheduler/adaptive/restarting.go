@@ -42,7 +42,7 @@ func (r *restarting) Handle(ctx Context, ev any) State {
 	switch e := ev.(type) {
 	case scheduler.TaskState:
 		if r.graph.update(e) && e.State == scheduler.ExecFailed && scheduler.Unrecoverable(e.Err) {
-			return newFailing(ctx, r.graph, e.Err)
+			return newFailing(ctx, r.graph, scheduler.NewRootCause(e.Err, nil))
 		}
 		return r.settle(ctx, e.Now)
 	case Timeout:

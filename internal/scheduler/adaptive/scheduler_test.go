@@ -32,7 +32,8 @@ import (
 //	global-failure word
 //	bounds V=(min,max) ...            RequirementsChanged
 //
-// An error word "unrecoverable" is marked scheduler.ErrUnrecoverable.
+// An error word "unrecoverable" is marked scheduler.ErrUnrecoverable,
+// "released" a scheduler.Consequence.
 func TestScheduler(t *testing.T) {
 	datadriven.Walk(t, "testdata/scripts", func(t *testing.T, path string) {
 		var h *harness

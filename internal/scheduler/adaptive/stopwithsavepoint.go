@@ -53,7 +53,7 @@ func (s *stopWithSavepoint) Handle(ctx Context, ev any) State {
 		cause := taskFailure(s.graph, e)
 		switch {
 		case cause != nil && s.completed:
-			return newFailing(ctx, s.graph, fmt.Errorf("adaptive: a subtask failed while the job stopped after its savepoint: %w", cause))
+			return newFailing(ctx, s.graph, scheduler.NewRootCause(cause, failedWhileStopping))
 		case cause != nil:
 			return restartOrFail(ctx, s.graph, cause, e.Now)
 		}
@@ -75,4 +75,10 @@ func (s *stopWithSavepoint) settle(ctx Context) State {
 		return newFinished(ctx, scheduler.Finished, nil)
 	}
 	return s
+}
+
+// failedWhileStopping wraps the failure of a subtask after the job's
+// savepoint completed.
+func failedWhileStopping(cause error) error {
+	return fmt.Errorf("adaptive: a subtask failed while the job stopped after its savepoint: %w", cause)
 }

@@ -18,12 +18,7 @@ func TestExactlyOnceUnalignedUnderBackpressure(t *testing.T) {
 	cfg := sequence.Config{Keys: 10, RecordsPerKey: 300, Rate: 3000, FailAfter: 1000}
 	out := t.TempDir()
 	env := weir.NewEnv(weir.WithParallelism(2),
-		// A short timeout: a checkpoint whose trigger reaches a subtask
-		// that has just ended stays pending until it expires (a known
-		// issue of the coordinator's trigger, not of the data plane), and
-		// it would hold back the final checkpoint for the default 10 min.
-		weir.WithCheckpointing(weir.CheckpointConfig{Interval: 20 * time.Millisecond, Unaligned: true,
-			Timeout: 2 * time.Second, TolerableFailures: 5}),
+		weir.WithCheckpointing(weir.CheckpointConfig{Interval: 20 * time.Millisecond, Unaligned: true}),
 		weir.WithRestartStrategy(weir.FixedDelayRestart(3, 10*time.Millisecond)))
 	counts, err := sequence.Build(env, cfg)
 	if err != nil {

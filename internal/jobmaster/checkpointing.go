@@ -1,34 +1,30 @@
 package jobmaster
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"log/slog"
 	"slices"
-	"sort"
-	"sync"
 	"time"
 
 	"github.com/weir-engine/weir/internal/checkpoint"
 	"github.com/weir-engine/weir/internal/checkpoint/storage"
 	"github.com/weir-engine/weir/internal/clock"
 	"github.com/weir-engine/weir/internal/graph"
-	"github.com/weir-engine/weir/internal/network"
-	"github.com/weir-engine/weir/internal/op"
-	"github.com/weir-engine/weir/internal/restore"
 	"github.com/weir-engine/weir/internal/scheduler"
-	"github.com/weir-engine/weir/internal/task"
 )
 
 // The JobMaster's side of checkpointing. The pure coordinator decides; the
-// loop here performs: it creates a checkpoint directory and sends trigger
-// RPCs, receives acknowledgements (the state files were already written by
-// the task's responder goroutine, as a task writes its own state in
-// Flink), writes the metadata in a goroutine and reports back, and notifies
-// the tasks. Every coordinator event passes through the JobMaster's queue,
-// so only the loop's goroutine touches the coordinator.
+// loop here performs: it chooses the snapshot's directory and sends trigger
+// RPCs naming it, receives acknowledgements that carry only handles (each
+// task wrote its own state from its TaskManager, as in Flink), assembles
+// the metadata from them, writes it in a goroutine that reports back, and
+// notifies the tasks. Every coordinator event passes through the
+// JobMaster's queue, so only the loop's goroutine touches the coordinator;
+// every storage call runs in a goroutine of its own (a savepoint's
+// directory, the metadata, discards and deletes) and comes back as an
+// event when the loop needs its outcome.
 
 // CheckpointOptions configure checkpointing of a job.
 type CheckpointOptions struct {
@@ -45,7 +41,7 @@ type (
 	ackEvent struct {
 		id      int64
 		task    checkpoint.TaskID
-		states  map[string]storage.SubtaskState
+		state   storage.TaskState
 		attempt int
 	}
 	declineEvent struct {
@@ -54,8 +50,15 @@ type (
 		err     error
 		attempt int
 		// partial holds what the task wrote before its write failed: its
-		// shared files must not be left behind.
-		partial map[string]storage.SubtaskState
+		// files must not be left behind.
+		partial storage.TaskState
+	}
+	// writerEvent brings back the writer of a savepoint, whose directory
+	// is created off the loop (it may open a bucket).
+	writerEvent struct {
+		trigger checkpoint.Trigger
+		dir     *storage.CheckpointDir
+		err     error
 	}
 	endOfDataEvent struct {
 		task    checkpoint.TaskID
@@ -73,10 +76,14 @@ type (
 type checkpointing struct {
 	opts  CheckpointOptions
 	coord *checkpoint.Coordinator
-	// dirs holds the writer of each pending checkpoint; responders read it
-	// from their goroutines.
-	dirs       sync.Map // int64 -> *storage.CheckpointDir
-	kinds      map[int64]checkpoint.Kind
+	// dirs holds the writer of each pending checkpoint: nil while a
+	// savepoint's is being created, when persist holds a Persist that
+	// came meanwhile (every task finished without acknowledging).
+	dirs    map[int64]*storage.CheckpointDir
+	persist map[int64]checkpoint.Persist
+	// again holds the re-triggers (Trigger.Again) of a savepoint whose
+	// writer is still being created, sent once it is there.
+	again      map[int64][]checkpoint.Trigger
 	locations  map[int64]string
 	tick       clock.Timer
 	savepoints savepoints
@@ -145,11 +152,24 @@ func (cp *checkpointing) measure(md *storage.Metadata) (size, uploaded int64) {
 // acknowledged records the shared files an acknowledgement references. An
 // acknowledgement that arrives after its checkpoint ended (failed, or of
 // an attempt that a failover replaced) is not part of any checkpoint: the
-// files it uploaded are deleted at once.
-func (jm *JobMaster) acknowledged(id int64, states map[string]storage.SubtaskState) {
-	jm.cp.recordShared(id, states)
-	if _, pending := jm.cp.dirs.Load(id); !pending {
+// files it wrote are deleted at once, the shared ones as the registry
+// allows and those in the snapshot's directory in the background.
+func (jm *JobMaster) acknowledged(id int64, st storage.TaskState) {
+	jm.cp.recordShared(id, st.Operators)
+	if _, pending := jm.cp.dirs[id]; !pending {
 		jm.releaseShared(id, false, "")
+		jm.background(func() { jm.discardState(id, st) })
+	}
+}
+
+// discardState deletes the files an acknowledgement wrote into its
+// snapshot's directory; the caller knows the snapshot did not complete.
+func (jm *JobMaster) discardState(id int64, st storage.TaskState) {
+	if st.Location == "" || len(st.Operators) == 0 {
+		return
+	}
+	if err := jm.cp.opts.Storage.DiscardState(context.Background(), st); err != nil {
+		jm.log.Warn("delete the state files of an unfinished checkpoint", "id", id, "err", err)
 	}
 }
 
@@ -176,23 +196,37 @@ func (jm *JobMaster) dropUnfinishedShared() {
 	// A checkpoint whose metadata was written but whose completion the
 	// loop did not see is complete on disk: its files stay.
 	committed := map[int64]bool{}
-	cp.dirs.Range(func(id, dir any) bool {
-		err := dir.(*storage.CheckpointDir).Abort(context.Background())
+	for id, dir := range cp.dirs {
+		if dir == nil {
+			continue // a savepoint's writer never came: nothing written
+		}
+		err := dir.Abort(context.Background())
 		switch {
 		case errors.Is(err, storage.ErrCommitted):
-			committed[id.(int64)] = true
+			committed[id] = true
 		case err != nil:
 			jm.log.Warn("abort an unfinished checkpoint", "id", id, "err", err)
 		}
-		cp.dirs.Delete(id)
-		return true
-	})
-	for _, ev := range jm.events.PopAll() {
+		delete(cp.dirs, id)
+	}
+	// The TaskManagers reported every task's end after its last write:
+	// the acknowledgements of what they wrote are all queued, or held.
+	events := append(jm.held, jm.events.PopAll()...)
+	jm.held = nil
+	for _, ev := range events {
+		var id int64
+		var st storage.TaskState
 		switch e := ev.(type) {
 		case ackEvent:
-			cp.recordShared(e.id, e.states)
+			id, st = e.id, e.state
 		case declineEvent:
-			cp.recordShared(e.id, e.partial)
+			id, st = e.id, e.partial
+		default:
+			continue
+		}
+		cp.recordShared(id, st.Operators)
+		if !committed[id] {
+			jm.discardState(id, st)
 		}
 	}
 	for id := range committed {
@@ -291,61 +325,37 @@ func (jm *JobMaster) stepCheckpoint(ctx context.Context, ev checkpoint.Event) {
 	}
 }
 
-// triggerTasks sends the trigger RPC of a to its tasks.
-func (jm *JobMaster) triggerTasks(a checkpoint.Trigger) {
-	b := network.CheckpointBarrier{
-		ID: a.ID, Timestamp: a.Timestamp.UnixMilli(), Savepoint: a.Kind.IsSavepoint(), Drain: a.Kind == checkpoint.SavepointDrain,
-		Terminate: a.Kind == checkpoint.SavepointTerminate,
-		Unaligned: jm.cp.opts.Unaligned && !a.Kind.IsSavepoint(), AlignedTimeout: jm.cp.opts.AlignedTimeout.Milliseconds(),
-	}
-	jm.log.Debug("trigger checkpoint", "id", a.ID, "cause", a.Cause, "tasks", len(a.Tasks), "again", a.Again)
-	for _, t := range a.Tasks {
-		// A subtask that is no longer running has finished or failed,
-		// and its report is on its way: the coordinator learns of it
-		// from there (a finished task without its snapshot fails the
-		// checkpoint at once, or, if it was waiting for its final
-		// checkpoint, the trigger goes on to its consumers; a failure
-		// aborts it), so a failed trigger needs no decline of its own.
-		jm.triggerTask(execID(t), b)
-	}
-}
-
 func (jm *JobMaster) performCheckpoint(ctx context.Context, action checkpoint.Action) {
 	cp := jm.cp
 	switch a := action.(type) {
 	case checkpoint.Trigger:
 		if a.Again {
 			// A pending checkpoint for tasks that became roots since: its
-			// directory exists, only the trigger RPC goes out.
-			jm.triggerTasks(a)
+			// directory exists (or, for a savepoint, is being made), only
+			// the trigger RPC goes out.
+			jm.triggerAgain(a)
 			return
 		}
-		var dir *storage.CheckpointDir
-		var err error
-		if a.Kind.IsSavepoint() {
-			target, _ := cp.savepointTriggered(a.ID, a.Kind)
-			dir, err = cp.opts.Storage.CreateSavepointWriter(ctx, jm.jobID, a.ID, target)
-		} else {
-			dir, err = cp.opts.Storage.CreateCheckpointWriter(jm.jobID, a.ID)
-		}
-		if err != nil {
-			jm.log.Error("create checkpoint directory", "id", a.ID, "err", err)
-			cp.savepointEnded(a.ID, a.Kind, "", err)
-			return
-		}
-		if err := jm.snapshotEnumerators(a.ID); err != nil {
-			jm.log.Error("checkpoint: enumerators", "id", a.ID, "err", err)
-			_ = dir.Abort(ctx)
-			if len(a.Tasks) > 0 {
-				jm.events.Push(declineEvent{id: a.ID, task: a.Tasks[0], attempt: jm.sched.Generation(), err: err})
-			}
-			return
-		}
-		cp.dirs.Store(a.ID, dir)
-		cp.kinds[a.ID] = a.Kind
 		cp.started[a.ID] = jm.clock.Now()
-		jm.triggerTasks(a)
+		if a.Kind.IsSavepoint() {
+			// A savepoint's directory may be in another store, which
+			// creating its writer opens: off the loop.
+			target, _ := cp.savepointTriggered(a.ID, a.Kind)
+			cp.dirs[a.ID] = nil
+			jm.background(func() {
+				dir, err := cp.opts.Storage.CreateSavepointWriter(ctx, jm.jobID, a.ID, target)
+				jm.events.Push(writerEvent{trigger: a, dir: dir, err: err})
+			})
+			return
+		}
+		// A checkpoint's writer only names chk-<id>: no I/O.
+		dir, err := cp.opts.Storage.CreateCheckpointWriter(jm.jobID, a.ID)
+		jm.startTrigger(ctx, a, dir, err)
 	case checkpoint.Persist:
+		if dir, ok := cp.dirs[a.ID]; ok && dir == nil {
+			cp.persist[a.ID] = a // once the savepoint's writer is there
+			return
+		}
 		md := jm.metadata(a)
 		for i := range md.Operators {
 			md.Operators[i].Coordinator = cp.coordinators[a.ID][md.Operators[i].UID]
@@ -357,14 +367,13 @@ func (jm *JobMaster) performCheckpoint(ctx context.Context, action checkpoint.Ac
 			jm.events.Push(persistedEvent{id: a.ID, err: err})
 			return
 		}
-		v, _ := cp.dirs.Load(a.ID)
-		dir := v.(*storage.CheckpointDir)
+		dir := cp.dirs[a.ID]
 		jm.background(func() {
 			loc, err := dir.Commit(ctx, md)
 			jm.events.Push(persistedEvent{id: a.ID, location: loc, err: err})
 		})
 	case checkpoint.Completed:
-		cp.dirs.Delete(a.ID)
+		delete(cp.dirs, a.ID)
 		defer delete(cp.started, a.ID)
 		defer delete(cp.sizes, a.ID)
 		jm.log.Info("checkpoint completed", "id", a.ID, "kind", a.Kind, "location", a.Location)
@@ -391,9 +400,12 @@ func (jm *JobMaster) performCheckpoint(ctx context.Context, action checkpoint.Ac
 			delete(cp.started, a.ID)
 			delete(cp.sizes, a.ID)
 			cp.failed++
-			if v, ok := cp.dirs.LoadAndDelete(a.ID); ok {
-				jm.background(func() { _ = v.(*storage.CheckpointDir).Abort(context.Background()) })
+			delete(cp.persist, a.ID)
+			delete(cp.again, a.ID)
+			if dir := cp.dirs[a.ID]; dir != nil {
+				jm.background(func() { _ = dir.Abort(context.Background()) })
 			}
+			delete(cp.dirs, a.ID)
 			jm.releaseShared(a.ID, false, "")
 		}
 		level := slog.LevelWarn
@@ -404,7 +416,7 @@ func (jm *JobMaster) performCheckpoint(ctx context.Context, action checkpoint.Ac
 		jm.log.Log(ctx, level, "checkpoint failed", "id", a.ID, "kind", a.Kind, "reason", a.Reason)
 		cp.savepointEnded(a.ID, a.Kind, "", a.Reason)
 	case checkpoint.Discard:
-		cp.dirs.Delete(a.ID)
+		delete(cp.dirs, a.ID)
 		jm.releaseShared(a.ID, true, a.Location)
 	case checkpoint.Subsumed:
 		for _, id := range a.IDs {
@@ -514,93 +526,4 @@ func unionWithFinished(md *storage.Metadata) error {
 		}
 	}
 	return nil
-}
-
-// responder is a task's Responder: it writes the task's state into the
-// checkpoint's directory off the task's goroutine, then queues the
-// acknowledgement for the loop.
-type responder struct {
-	jm      *JobMaster
-	ctx     context.Context
-	vertex  *graph.JobVertex
-	task    checkpoint.TaskID
-	attempt int
-}
-
-func (r *responder) Acknowledge(s *task.Snapshot) {
-	r.jm.background(func() {
-		states, err := r.write(s)
-		if err != nil {
-			r.jm.events.Push(declineEvent{id: s.CheckpointID, task: r.task, attempt: r.attempt, err: err, partial: states})
-			return
-		}
-		r.jm.events.Push(ackEvent{id: s.CheckpointID, task: r.task, states: states, attempt: r.attempt})
-	})
-}
-
-func (r *responder) Decline(id int64, err error) {
-	r.jm.events.Push(declineEvent{id: id, task: r.task, attempt: r.attempt, err: err})
-}
-
-func (r *responder) EndOfData() {
-	r.jm.events.Push(endOfDataEvent{task: r.task, attempt: r.attempt})
-}
-
-// write stores the snapshot's streams and returns the subtask state of
-// each operator.
-func (r *responder) write(s *task.Snapshot) (map[string]storage.SubtaskState, error) {
-	defer s.Release()
-	v, ok := r.jm.cp.dirs.Load(s.CheckpointID)
-	if !ok {
-		return nil, fmt.Errorf("checkpoint %d is no longer pending", s.CheckpointID)
-	}
-	dir := v.(*storage.CheckpointDir)
-	out := make(map[string]storage.SubtaskState, len(s.Operators))
-	for i, n := range r.vertex.Chain {
-		snap := s.Operators[n.UID]
-		st := storage.SubtaskState{Index: r.task.Subtask}
-		if snap != nil {
-			if snap.Keyed != nil {
-				h, err := snap.Keyed.Write(r.ctx, dir, fmt.Sprintf("v%d-o%d-s%d-keyed", r.vertex.ID, i, r.task.Subtask))
-				if err != nil {
-					// h holds the shared files written before the error.
-					out[n.UID] = storage.SubtaskState{Keyed: []storage.KeyedStateHandle{h}}
-					return out, err
-				}
-				st.Keyed = []storage.KeyedStateHandle{h}
-			}
-			for _, l := range snap.Lists {
-				st.OperatorLists = append(st.OperatorLists, storage.OperatorListState{Name: l.Name, Mode: listMode(l.Mode), Entries: l.Entries})
-			}
-		}
-		if i == 0 && len(s.ChannelState) > 0 {
-			chans := make([]int, 0, len(s.ChannelState))
-			for ch := range s.ChannelState {
-				chans = append(chans, ch)
-			}
-			sort.Ints(chans)
-			st.ChannelState = make([]storage.StreamHandle, chans[len(chans)-1]+1)
-			for _, ch := range chans {
-				h, err := dir.WriteState(r.ctx, fmt.Sprintf("v%d-s%d-ch%d", r.vertex.ID, r.task.Subtask, ch), bytes.NewReader(restore.EncodeBuffers(s.ChannelState[ch])))
-				if err != nil {
-					return nil, fmt.Errorf("write channel state: %w", err)
-				}
-				st.ChannelState[ch] = h
-			}
-		}
-		if snap != nil || st.ChannelState != nil {
-			out[n.UID] = st
-		}
-	}
-	return out, nil
-}
-
-func listMode(m op.ListMode) storage.Mode {
-	switch m {
-	case op.UnionList:
-		return storage.ModeUnion
-	case op.BroadcastList:
-		return storage.ModeBroadcast
-	}
-	return storage.ModeSplit
 }

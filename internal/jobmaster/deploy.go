@@ -126,12 +126,13 @@ func (jm *JobMaster) submit(ctx context.Context, a scheduler.Deploy, rs *restore
 			init = rs.inits[id]
 		}
 		d := jm.descriptor(a.Generation, id, as.Slot, init)
-		// Until tasks read and write their state themselves, the state
-		// read for them and the responder that writes their snapshots
-		// cross by reference (see taskmanager.EmbeddedRestore).
-		embedded := &taskmanager.EmbeddedRestore{Restored: init.Restored, ChannelState: init.ChannelState}
+		// Until the restore handles and the checkpoint messages cross as
+		// messages, the handles of the state the task restores and the
+		// responder its acknowledgements go to cross by reference (see
+		// taskmanager.EmbeddedRestore).
+		embedded := &taskmanager.EmbeddedRestore{Restore: init.Restore}
 		if jm.cp != nil {
-			embedded.Responder = &responder{jm: jm, ctx: ctx, vertex: jm.graph.Vertices[id.Vertex], task: taskID(id), attempt: a.Generation}
+			embedded.Checkpoints = &responder{jm: jm, task: taskID(id), attempt: a.Generation}
 		}
 		if jm.tms[as.Slot.TaskManager] == nil {
 			// Lost while the generation restored: the scheduler failed
@@ -139,7 +140,7 @@ func (jm *JobMaster) submit(ctx context.Context, a scheduler.Deploy, rs *restore
 			jm.reportEnded(id, a.Generation, scheduler.ExecFailed, fmt.Errorf("deploy %v: %w: %s", id, scheduler.ErrTaskManagerLost, as.Slot.TaskManager))
 			continue
 		}
-		if embedded.Responder != nil || len(embedded.Restored) > 0 || len(embedded.ChannelState) > 0 {
+		if embedded.Checkpoints != nil || embedded.Restore != nil {
 			d.Restore.EmbeddedRef = rpc.PutLocal(embedded)
 		}
 		gen := a.Generation
@@ -216,7 +217,7 @@ func (jm *JobMaster) hold(ev any) bool {
 		return false
 	}
 	switch ev.(type) {
-	case tickEvent, SavepointRequest, persistedEvent, ackEvent, declineEvent, endOfDataEvent:
+	case tickEvent, SavepointRequest, persistedEvent, ackEvent, declineEvent, endOfDataEvent, writerEvent:
 		jm.held = append(jm.held, ev)
 		return true
 	}

@@ -33,7 +33,8 @@ func (jm *JobMaster) descriptor(gen int, id scheduler.ExecutionID, slot slots.ID
 			Subpartitions: int32(graph.NumConsumers(e.Pattern, v.Parallelism, e.Target.Parallelism, id.Subtask)), Type: rpcpb.PartitionType_PARTITION_TYPE_PIPELINED})
 	}
 	if jm.cp != nil {
-		d.Checkpointing = &rpcpb.CheckpointingConfig{Enabled: true, NoFinalCheckpoint: jm.cp.opts.NoCheckpointsAfterTasksFinish}
+		d.Checkpointing = &rpcpb.CheckpointingConfig{Enabled: true, NoFinalCheckpoint: jm.cp.opts.NoCheckpointsAfterTasksFinish,
+			Storage: jm.cp.opts.Storage.Root()}
 	}
 	return d
 }

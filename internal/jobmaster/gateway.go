@@ -104,7 +104,7 @@ func (g *gateway) AcknowledgeCheckpoint(_ context.Context, m *rpcpb.AcknowledgeC
 		return rpc.Failed[*rpcpb.Ack](err)
 	}
 	_, gen, id := rpc.FromTaskKey(m.GetTask())
-	g.jm.events.Push(ackEvent{id: m.GetCheckpointId(), task: taskID(id), states: rpc.FromStateHandles(m.GetState()), attempt: gen})
+	g.jm.events.Push(ackEvent{id: m.GetCheckpointId(), task: taskID(id), state: rpc.FromStateHandles(m.GetState()), attempt: gen})
 	return rpc.Completed(&rpcpb.Ack{}, nil)
 }
 

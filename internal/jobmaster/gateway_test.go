@@ -25,7 +25,8 @@ func TestGatewayTurnsMessagesIntoEvents(t *testing.T) {
 	ctx := context.Background()
 	key := rpc.TaskKey("job", 2, scheduler.ExecutionID{Vertex: 1, Subtask: 3})
 	task := checkpoint.TaskID{Vertex: 1, Subtask: 3}
-	states := map[string]storage.SubtaskState{"uid": {Index: 3, Keyed: []storage.KeyedStateHandle{{KeyGroupEnd: 7, Stream: storage.StreamHandle{Path: "f", Size: 9}}}}}
+	state := storage.TaskState{Location: "/ckpt/job/chk-9", Operators: map[string]storage.SubtaskState{
+		"uid": {Index: 3, Keyed: []storage.KeyedStateHandle{{KeyGroupEnd: 7, Stream: storage.StreamHandle{Path: "f", Size: 9}}}}}}
 	boom := errors.New("boom")
 	now := time.Unix(1700000000, 0)
 	cases := []struct {
@@ -41,9 +42,9 @@ func TestGatewayTurnsMessagesIntoEvents(t *testing.T) {
 		}, taskmanager.Report{TaskState: scheduler.TaskState{ID: scheduler.ExecutionID{Vertex: 1, Subtask: 3}, Generation: 2, State: scheduler.ExecFailed, Now: now, Err: boom},
 			RecordsIn: 5, RecordsOut: 6, LastSnapshot: 4}},
 		{"acknowledge", func() error {
-			_, err := g.AcknowledgeCheckpoint(ctx, &rpcpb.AcknowledgeCheckpoint{Task: key, CheckpointId: 9, State: rpc.StateHandles(states)}).Wait(ctx)
+			_, err := g.AcknowledgeCheckpoint(ctx, &rpcpb.AcknowledgeCheckpoint{Task: key, CheckpointId: 9, State: rpc.StateHandles(state)}).Wait(ctx)
 			return err
-		}, ackEvent{id: 9, task: task, states: states, attempt: 2}},
+		}, ackEvent{id: 9, task: task, state: state, attempt: 2}},
 		{"decline", func() error {
 			_, err := g.DeclineCheckpoint(ctx, &rpcpb.DeclineCheckpoint{Task: key, CheckpointId: 9, Reason: rpc.EncodeError(boom)}).Wait(ctx)
 			return err

@@ -198,7 +198,10 @@ func New(jobID string, jg *graph.JobGraph, tms []TaskManager, net *network.Regis
 		if err != nil {
 			return nil, fmt.Errorf("jobmaster: %w", err)
 		}
-		jm.cp = &checkpointing{opts: *c, coord: coord, kinds: map[int64]checkpoint.Kind{}, locations: map[int64]string{}}
+		jm.cp = &checkpointing{opts: *c, coord: coord, locations: map[int64]string{}}
+		jm.cp.dirs = map[int64]*storage.CheckpointDir{}
+		jm.cp.persist = map[int64]checkpoint.Persist{}
+		jm.cp.again = map[int64][]checkpoint.Trigger{}
 		jm.cp.savepoints.byID = map[int64]SavepointRequest{}
 		jm.cp.coordinators = map[int64]map[string][]byte{}
 		jm.cp.registry = storage.NewSharedStateRegistry()
@@ -245,6 +248,8 @@ func (jm *JobMaster) handle(ctx context.Context, ev any) {
 	case restoredEvent:
 		jm.restoreDone(ctx, e)
 	case taskmanager.Report:
+		// The JobMaster's clock, not the TaskManager's, times the job.
+		e.Now = now
 		if e.Generation == gen {
 			jm.metrics[e.ID] = e
 			if e.State == scheduler.ExecFinished {
@@ -265,10 +270,10 @@ func (jm *JobMaster) handle(ctx context.Context, ev any) {
 		jm.sched.Step(scheduler.Restart{})
 	case ackEvent:
 		if jm.cp != nil {
-			jm.acknowledged(e.id, e.states)
+			jm.acknowledged(e.id, e.state)
 		}
 		if e.attempt == gen {
-			jm.stepCheckpoint(ctx, checkpoint.Ack{ID: e.id, Task: e.task, State: e.states, Now: now})
+			jm.stepCheckpoint(ctx, checkpoint.Ack{ID: e.id, Task: e.task, State: e.state.Operators, Now: now})
 		}
 	case declineEvent:
 		if jm.cp != nil {
@@ -281,6 +286,8 @@ func (jm *JobMaster) handle(ctx context.Context, ev any) {
 		if e.attempt == gen {
 			jm.stepCheckpoint(ctx, checkpoint.TaskEndOfData{Task: e.task, Now: now})
 		}
+	case writerEvent:
+		jm.savepointWriter(ctx, e)
 	case persistedEvent:
 		jm.stepCheckpoint(ctx, checkpoint.Persisted{ID: e.id, Location: e.location, Err: e.err, Now: now})
 	case tickEvent:

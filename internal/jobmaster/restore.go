@@ -3,12 +3,10 @@ package jobmaster
 import (
 	"context"
 	"fmt"
-	"io"
 
 	"github.com/weir-engine/weir/internal/checkpoint"
 	"github.com/weir-engine/weir/internal/checkpoint/storage"
 	"github.com/weir-engine/weir/internal/graph"
-	"github.com/weir-engine/weir/internal/op"
 	"github.com/weir-engine/weir/internal/restore"
 	"github.com/weir-engine/weir/internal/scheduler"
 	"github.com/weir-engine/weir/internal/taskmanager"
@@ -50,7 +48,7 @@ func (jm *JobMaster) restoreState(ctx context.Context, generation int, latest st
 			return nil, fmt.Errorf("the latest completed checkpoint %s is unreadable, and an older one or a fresh start would repeat the output its completion committed: %w", latest, err)
 		}
 		jm.log.Info("restoring from checkpoint", "id", md.CheckpointID, "location", latest)
-		rs, err := jm.restoreFrom(ctx, st, md, latest, opts)
+		rs, err := jm.restoreFrom(md, latest, opts)
 		if err != nil {
 			return nil, fmt.Errorf("restore the latest completed checkpoint %s: %w", latest, err)
 		}
@@ -71,7 +69,7 @@ func (jm *JobMaster) restoreState(ctx context.Context, generation int, latest st
 		return nil, fmt.Errorf("read savepoint %s: %w", jm.opts.RestoreFrom, err)
 	}
 	jm.log.Info("restoring from savepoint", "id", md.CheckpointID, "location", jm.opts.RestoreFrom)
-	return jm.restoreFrom(ctx, st, md, jm.opts.RestoreFrom, opts)
+	return jm.restoreFrom(md, jm.opts.RestoreFrom, opts)
 }
 
 // restoreStorage is the storage to read a savepoint with: the checkpoint
@@ -88,9 +86,10 @@ func (jm *JobMaster) restoreStorage(ctx context.Context) (*storage.Storage, erro
 	return st, nil
 }
 
-// restoreFrom reads the metadata at location (a savepoint, or the latest
-// checkpoint) and computes the start of every subtask.
-func (jm *JobMaster) restoreFrom(ctx context.Context, st *storage.Storage, md *storage.Metadata, location string, opts restore.Options) (*restored, error) {
+// restoreFrom maps the metadata md of the snapshot at location (a
+// savepoint, or the latest checkpoint) to every subtask: the handles each
+// deployment carries. It reads no state; the tasks do.
+func (jm *JobMaster) restoreFrom(md *storage.Metadata, location string, opts restore.Options) (*restored, error) {
 	var targets []restore.Target
 	var vertices []restore.Vertex
 	for _, v := range jm.graph.Vertices {
@@ -107,54 +106,26 @@ func (jm *JobMaster) restoreFrom(ctx context.Context, st *storage.Storage, md *s
 	if err := restore.CheckFinished(md, vertices); err != nil {
 		return nil, fmt.Errorf("restore from %s: %w", location, err)
 	}
-	cache := map[string][]byte{}
-	read := func(h storage.StreamHandle) ([]byte, error) {
-		if h.IsInline() {
-			return h.Inline, nil
-		}
-		if b, ok := cache[h.Path]; ok {
-			return b, nil
-		}
-		r, err := st.ReadState(ctx, location, h)
-		if err != nil {
-			return nil, err
-		}
-		defer r.Close()
-		b, err := io.ReadAll(r)
-		if err != nil {
-			return nil, fmt.Errorf("read %s: %w", h.Path, err)
-		}
-		cache[h.Path] = b
-		return b, nil
-	}
-	ops, err := restore.Assign(md, targets, read, opts)
+	ops, err := restore.Assign(md, targets, opts)
 	if err != nil {
 		return nil, err
 	}
-	// Backend files are read where the snapshot's handles point. Later
-	// checkpoints of this job may reference them only if they are this
-	// job's own (tracked by its shared-state registry).
-	openShared := func(ctx context.Context, f storage.SharedFile) (io.ReadCloser, error) {
-		return st.ReadShared(ctx, location, f)
-	}
+	// Each subtask reads its state from where the snapshot's handles
+	// point. Later checkpoints of this job may reference the backends'
+	// files only if they are this job's own (tracked by its shared-state
+	// registry).
 	reusable := md.Kind == storage.KindCheckpoint && md.JobID == jm.jobID && jm.cp != nil
-	for _, o := range ops {
-		for _, r := range o.Subtasks {
-			for i := range r.Native {
-				r.Native[i].Open, r.Native[i].Reusable = openShared, reusable
-			}
-		}
-	}
 	out := &restored{md: md, id: md.CheckpointID, location: location, reusable: reusable, inits: make(map[scheduler.ExecutionID]taskmanager.Init)}
 	for _, v := range jm.graph.Vertices {
 		head := ops[v.Head().UID]
 		for i := 0; i < v.Parallelism; i++ {
-			init := taskmanager.Init{LastCheckpointID: md.CheckpointID, ChannelState: head.ChannelState[i], FinishedOnRestore: head.FullyFinished}
-			init.Restored = make(map[string]*op.Restored, len(v.Chain))
+			r := &storage.TaskRestore{CheckpointID: md.CheckpointID, Location: location, Reusable: reusable, ChannelState: head.ChannelState[i]}
 			for _, n := range v.Chain {
-				init.Restored[n.UID] = ops[n.UID].Subtasks[i]
+				r.Operators = append(r.Operators, ops[n.UID].Subtasks[i])
 			}
-			out.inits[scheduler.ExecutionID{Vertex: v.ID, Subtask: i}] = init
+			out.inits[scheduler.ExecutionID{Vertex: v.ID, Subtask: i}] = taskmanager.Init{
+				LastCheckpointID: md.CheckpointID, FinishedOnRestore: head.FullyFinished, Restore: r,
+			}
 			if head.FullyFinished {
 				out.finished = append(out.finished, checkpoint.TaskID{Vertex: v.ID, Subtask: i})
 			}

@@ -32,6 +32,11 @@ type CheckpointBarrier struct {
 	// for the savepoint's completion, runs its commits, and stops without
 	// finishing its operators; when the savepoint is aborted it goes on.
 	Terminate bool
+	// Location is the directory of the snapshot that the tasks write
+	// their state into, which the JobMaster chose at the trigger (Flink's
+	// CheckpointStorageLocationReference): a savepoint's is random, so a
+	// task could not derive it.
+	Location string
 }
 
 // CancelCheckpointMarker tells downstream tasks that checkpoint ID was

@@ -1,6 +1,8 @@
 // Package restore decides what every subtask of a job starts from when the
 // job is restored from a checkpoint or savepoint, possibly at another
-// parallelism. It is pure apart from the stream reads it is handed.
+// parallelism. Assign is pure: it runs where the metadata is (the
+// JobMaster) and gives every subtask handles; Load runs where the subtask
+// runs and reads them through the stream reader it is handed.
 //
 // Operators are matched by uid. Keyed state is redistributed by key group:
 // a new subtask takes, from every old subtask's keyed stream, the sections
@@ -21,7 +23,7 @@ import (
 	"sort"
 
 	"github.com/weir-engine/weir/internal/checkpoint/storage"
-	"github.com/weir-engine/weir/internal/op"
+	"github.com/weir-engine/weir/internal/keygroup"
 )
 
 // Errors of a restore.
@@ -47,13 +49,14 @@ type Options struct {
 	AllowNonRestored bool
 }
 
-// Operator is what one operator's subtasks restore.
+// Operator is what one operator's subtasks restore, as handles: the task
+// of each subtask reads them (see Load).
 type Operator struct {
-	// Subtasks holds each new subtask's state (never nil).
-	Subtasks []*op.Restored
-	// ChannelState holds, per new subtask, its in-flight input data per
-	// input channel (nil when there is none).
-	ChannelState []map[int][][]byte
+	// Subtasks holds each new subtask's state, UID and key-group range set.
+	Subtasks []storage.OperatorRestore
+	// ChannelState holds, per new subtask, the streams of its in-flight
+	// input data per input channel (nil when there is none).
+	ChannelState [][]storage.StreamHandle
 	// FullyFinished is set when every subtask of the operator had finished
 	// at the checkpoint: its subtasks finish at once on restore.
 	FullyFinished bool
@@ -62,8 +65,10 @@ type Operator struct {
 // Reader returns the bytes of a state stream.
 type Reader func(h storage.StreamHandle) ([]byte, error)
 
-// Assign computes the restored state of every target operator from md.
-func Assign(md *storage.Metadata, targets []Target, read Reader, opts Options) (map[string]*Operator, error) {
+// Assign maps the state in md to every target operator's subtasks. It
+// reads nothing: what it checks it checks on the metadata alone, and the
+// streams are read where the subtasks run (Load).
+func Assign(md *storage.Metadata, targets []Target, opts Options) (map[string]*Operator, error) {
 	byUID := make(map[string]*storage.OperatorState, len(md.Operators))
 	for i := range md.Operators {
 		byUID[md.Operators[i].UID] = &md.Operators[i]
@@ -71,9 +76,9 @@ func Assign(md *storage.Metadata, targets []Target, read Reader, opts Options) (
 	out := make(map[string]*Operator, len(targets))
 	claimed := make(map[string]bool)
 	for _, t := range targets {
-		o := &Operator{Subtasks: make([]*op.Restored, t.Parallelism), ChannelState: make([]map[int][][]byte, t.Parallelism)}
+		o := &Operator{Subtasks: make([]storage.OperatorRestore, t.Parallelism), ChannelState: make([][]storage.StreamHandle, t.Parallelism)}
 		for i := range o.Subtasks {
-			o.Subtasks[i] = &op.Restored{CheckpointID: md.CheckpointID, KeyGroups: map[int][]byte{}}
+			o.Subtasks[i] = storage.OperatorRestore{UID: t.UID, KeyGroupStart: 0, KeyGroupEnd: -1}
 		}
 		out[t.UID] = o
 		old, ok := byUID[t.UID]
@@ -81,7 +86,7 @@ func Assign(md *storage.Metadata, targets []Target, read Reader, opts Options) (
 			continue // a new operator starts empty
 		}
 		claimed[t.UID] = true
-		if err := assignOperator(o, old, t, read); err != nil {
+		if err := assignOperator(o, old, t); err != nil {
 			return nil, fmt.Errorf("restore %s (uid %q): %w", t.Name, t.UID, err)
 		}
 	}
@@ -114,18 +119,21 @@ func hasState(o *storage.OperatorState) bool {
 	return false
 }
 
-func assignOperator(o *Operator, old *storage.OperatorState, t Target, read Reader) error {
+func assignOperator(o *Operator, old *storage.OperatorState, t Target) error {
 	o.FullyFinished = old.FullyFinished
-	if err := assignKeyed(o, old, t, read); err != nil {
+	if err := assignKeyed(o, old, t); err != nil {
 		return err
 	}
 	if err := assignLists(o, old, t); err != nil {
 		return err
 	}
-	return assignChannels(o, old, t, read)
+	return assignChannels(o, old, t)
 }
 
-func assignKeyed(o *Operator, old *storage.OperatorState, t Target, read Reader) error {
+// assignKeyed gives every new subtask its key-group range and the handles
+// that overlap it. A handle's key groups are checked here; its offsets
+// against its stream where it is read.
+func assignKeyed(o *Operator, old *storage.OperatorState, t Target) error {
 	var any bool
 	for _, s := range old.Subtasks {
 		if len(s.Keyed) > 0 {
@@ -139,44 +147,33 @@ func assignKeyed(o *Operator, old *storage.OperatorState, t Target, read Reader)
 		return fmt.Errorf("%w: it was %d and is %d; keyed state is split into max-parallelism key groups, so it must stay the same",
 			ErrMaxParallelism, old.MaxParallelism, t.MaxParallelism)
 	}
-	owner := func(kg int) int { return kg * t.Parallelism / t.MaxParallelism }
+	for i := range o.Subtasks {
+		r := keygroup.RangeFor(t.MaxParallelism, t.Parallelism, i)
+		o.Subtasks[i].KeyGroupStart, o.Subtasks[i].KeyGroupEnd = r.Start, r.End
+	}
 	for _, s := range old.Subtasks {
 		for _, h := range s.Keyed {
-			n := h.KeyGroupEnd - h.KeyGroupStart + 1
-			if n <= 0 || len(h.Offsets) != n {
-				return fmt.Errorf("%w: key groups [%d, %d] with %d offsets", ErrCorrupt, h.KeyGroupStart, h.KeyGroupEnd, len(h.Offsets))
-			}
-			data, err := read(h.Stream)
-			if err != nil {
+			if err := checkKeyed(h, t.MaxParallelism); err != nil {
 				return err
 			}
-			for i := 0; i < n; i++ {
-				start, end := h.Offsets[i], int64(len(data))
-				if i+1 < n {
-					end = h.Offsets[i+1]
-				}
-				if start < 0 || start > end || end > int64(len(data)) {
-					return fmt.Errorf("%w: key group %d at [%d, %d) of a %d-byte stream", ErrCorrupt, h.KeyGroupStart+i, start, end, len(data))
-				}
-				if start == end {
-					continue
-				}
-				kg := h.KeyGroupStart + i
-				if kg >= t.MaxParallelism {
-					return fmt.Errorf("%w: key group %d beyond max parallelism %d", ErrCorrupt, kg, t.MaxParallelism)
-				}
-				o.Subtasks[owner(kg)].KeyGroups[kg] = data[start:end]
-			}
-			if len(h.Shared) > 0 {
-				if h.KeyGroupEnd >= t.MaxParallelism {
-					return fmt.Errorf("%w: key group %d beyond max parallelism %d", ErrCorrupt, h.KeyGroupEnd, t.MaxParallelism)
-				}
-				native := op.NativeKeyed{KeyGroupStart: h.KeyGroupStart, KeyGroupEnd: h.KeyGroupEnd, Files: h.Shared}
-				for i := owner(h.KeyGroupStart); i <= owner(h.KeyGroupEnd); i++ {
-					o.Subtasks[i].Native = append(o.Subtasks[i].Native, native)
+			for i := range o.Subtasks {
+				if r := &o.Subtasks[i]; h.KeyGroupStart <= r.KeyGroupEnd && r.KeyGroupStart <= h.KeyGroupEnd {
+					r.Keyed = append(r.Keyed, h)
 				}
 			}
 		}
+	}
+	return nil
+}
+
+// checkKeyed checks a keyed handle's key groups and offsets on their own.
+func checkKeyed(h storage.KeyedStateHandle, maxParallelism int) error {
+	n := h.KeyGroupEnd - h.KeyGroupStart + 1
+	if n <= 0 || len(h.Offsets) != n || h.KeyGroupStart < 0 {
+		return fmt.Errorf("%w: key groups [%d, %d] with %d offsets", ErrCorrupt, h.KeyGroupStart, h.KeyGroupEnd, len(h.Offsets))
+	}
+	if h.KeyGroupEnd >= maxParallelism {
+		return fmt.Errorf("%w: key group %d beyond max parallelism %d", ErrCorrupt, h.KeyGroupEnd, maxParallelism)
 	}
 	return nil
 }
@@ -220,8 +217,8 @@ func assignLists(o *Operator, old *storage.OperatorState, t Target) error {
 		l := lists[name]
 		switch l.mode {
 		case storage.ModeUnion:
-			for _, r := range o.Subtasks {
-				r.Lists = append(r.Lists, op.NamedList{Name: name, Mode: op.UnionList, Entries: l.entries})
+			for i := range o.Subtasks {
+				o.Subtasks[i].Lists = append(o.Subtasks[i].Lists, storage.OperatorListState{Name: name, Mode: l.mode, Entries: l.entries})
 			}
 		case storage.ModeBroadcast:
 			var copy [][]byte
@@ -231,8 +228,8 @@ func assignLists(o *Operator, old *storage.OperatorState, t Target) error {
 					break
 				}
 			}
-			for _, r := range o.Subtasks {
-				r.Lists = append(r.Lists, op.NamedList{Name: name, Mode: op.BroadcastList, Entries: copy})
+			for i := range o.Subtasks {
+				o.Subtasks[i].Lists = append(o.Subtasks[i].Lists, storage.OperatorListState{Name: name, Mode: l.mode, Entries: copy})
 			}
 		default:
 			dealt := make([][][]byte, t.Parallelism)
@@ -245,15 +242,15 @@ func assignLists(o *Operator, old *storage.OperatorState, t Target) error {
 					dealt[i%t.Parallelism] = append(dealt[i%t.Parallelism], e)
 				}
 			}
-			for i, r := range o.Subtasks {
-				r.Lists = append(r.Lists, op.NamedList{Name: name, Mode: op.SplitList, Entries: dealt[i]})
+			for i := range o.Subtasks {
+				o.Subtasks[i].Lists = append(o.Subtasks[i].Lists, storage.OperatorListState{Name: name, Mode: storage.ModeSplit, Entries: dealt[i]})
 			}
 		}
 	}
 	return nil
 }
 
-func assignChannels(o *Operator, old *storage.OperatorState, t Target, read Reader) error {
+func assignChannels(o *Operator, old *storage.OperatorState, t Target) error {
 	for _, s := range old.Subtasks {
 		if len(s.ChannelState) == 0 {
 			continue
@@ -262,22 +259,10 @@ func assignChannels(o *Operator, old *storage.OperatorState, t Target, read Read
 			return fmt.Errorf("%w: the checkpoint was unaligned at parallelism %d and the job now runs at %d; restore from an aligned checkpoint or a savepoint",
 				ErrChannelState, old.Parallelism, t.Parallelism)
 		}
-		chans := make(map[int][][]byte)
-		for ch, h := range s.ChannelState {
-			if h.IsEmpty() {
-				continue
-			}
-			data, err := read(h)
-			if err != nil {
-				return err
-			}
-			bufs, err := DecodeBuffers(data)
-			if err != nil {
-				return err
-			}
-			chans[ch] = bufs
+		if s.Index < 0 || s.Index >= t.Parallelism {
+			return fmt.Errorf("%w: channel state of subtask %d at parallelism %d", ErrCorrupt, s.Index, t.Parallelism)
 		}
-		o.ChannelState[s.Index] = chans
+		o.ChannelState[s.Index] = s.ChannelState
 	}
 	return nil
 }

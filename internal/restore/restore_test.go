@@ -8,8 +8,41 @@ import (
 
 	"github.com/weir-engine/weir/internal/checkpoint/storage"
 	"github.com/weir-engine/weir/internal/keygroup"
+	"github.com/weir-engine/weir/internal/op"
 	"github.com/weir-engine/weir/internal/restore"
 )
+
+// loaded is what the subtasks of one operator start from.
+type loaded struct {
+	Subtasks     []*op.Restored
+	ChannelState []map[int][][]byte
+}
+
+// assign maps md to the targets (restore.Assign, as the JobMaster does)
+// and reads every subtask's handles with read (restore.Load, as each task
+// does).
+func assign(md *storage.Metadata, targets []restore.Target, read restore.Reader, opts restore.Options) (map[string]*loaded, error) {
+	ops, err := restore.Assign(md, targets, opts)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]*loaded{}
+	for _, t := range targets {
+		o := ops[t.UID]
+		l := &loaded{}
+		for i := range o.Subtasks {
+			r := &storage.TaskRestore{CheckpointID: md.CheckpointID, Operators: o.Subtasks[i : i+1], ChannelState: o.ChannelState[i]}
+			got, err := restore.Load(r, read, nil)
+			if err != nil {
+				return nil, err
+			}
+			l.Subtasks = append(l.Subtasks, got.Operators[t.UID])
+			l.ChannelState = append(l.ChannelState, got.ChannelState)
+		}
+		out[t.UID] = l
+	}
+	return out, nil
+}
 
 // keyedOld builds the keyed state of an operator at parallelism p: key
 // group kg's section is "kg<kg>".
@@ -38,7 +71,7 @@ func TestKeyedStateFollowsKeyGroups(t *testing.T) {
 	for _, tt := range []struct{ from, to int }{{1, 4}, {4, 2}, {3, 5}, {2, 2}} {
 		old, files := keyedOld("op", tt.from, maxP)
 		md := &storage.Metadata{CheckpointID: 7, Operators: []storage.OperatorState{old}}
-		got, err := restore.Assign(md, []restore.Target{{UID: "op", Parallelism: tt.to, MaxParallelism: maxP}},
+		got, err := assign(md, []restore.Target{{UID: "op", Parallelism: tt.to, MaxParallelism: maxP}},
 			func(h storage.StreamHandle) ([]byte, error) { return files[h.Path], nil }, restore.Options{})
 		if err != nil {
 			t.Fatal(err)
@@ -79,7 +112,7 @@ func TestListModes(t *testing.T) {
 		{Index: 0, Finished: true, OperatorLists: []storage.OperatorListState{{Name: "split", Mode: storage.ModeSplit, Entries: [][]byte{[]byte("a")}}, {Name: "union", Mode: storage.ModeUnion, Entries: [][]byte{[]byte("a")}}, {Name: "broadcast", Mode: storage.ModeBroadcast}}},
 		{Index: 1, OperatorLists: lists("b", "c")},
 	}}}}
-	got, err := restore.Assign(md, []restore.Target{{UID: "src", Parallelism: 3}}, nil, restore.Options{})
+	got, err := assign(md, []restore.Target{{UID: "src", Parallelism: 3}}, nil, restore.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,7 +159,7 @@ func TestSplitListsStayWithTheirSubtask(t *testing.T) {
 				o.Subtasks = append(o.Subtasks, storage.SubtaskState{Index: i, OperatorLists: []storage.OperatorListState{l}})
 			}
 			md := &storage.Metadata{CheckpointID: 3, Operators: []storage.OperatorState{o}}
-			got, err := restore.Assign(md, []restore.Target{{UID: "src", Parallelism: len(tt.old), MaxParallelism: 128}}, nil, restore.Options{})
+			got, err := assign(md, []restore.Target{{UID: "src", Parallelism: len(tt.old), MaxParallelism: 128}}, nil, restore.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -147,24 +180,24 @@ func TestAssignErrors(t *testing.T) {
 	old, files := keyedOld("op", 2, 16)
 	read := func(h storage.StreamHandle) ([]byte, error) { return files[h.Path], nil }
 	md := &storage.Metadata{Operators: []storage.OperatorState{old}}
-	if _, err := restore.Assign(md, []restore.Target{{UID: "op", Parallelism: 2, MaxParallelism: 32}}, read, restore.Options{}); !errors.Is(err, restore.ErrMaxParallelism) {
+	if _, err := assign(md, []restore.Target{{UID: "op", Parallelism: 2, MaxParallelism: 32}}, read, restore.Options{}); !errors.Is(err, restore.ErrMaxParallelism) {
 		t.Errorf("changed max parallelism: err = %v", err)
 	}
-	_, err := restore.Assign(md, []restore.Target{{UID: "other", Parallelism: 2, MaxParallelism: 16}}, read, restore.Options{})
+	_, err := assign(md, []restore.Target{{UID: "other", Parallelism: 2, MaxParallelism: 16}}, read, restore.Options{})
 	if !errors.Is(err, restore.ErrUnclaimedState) || !strings.Contains(err.Error(), `"op"`) {
 		t.Errorf("unclaimed state: err = %v", err)
 	}
-	if _, err := restore.Assign(md, []restore.Target{{UID: "other", Parallelism: 2, MaxParallelism: 16}}, read, restore.Options{AllowNonRestored: true}); err != nil {
+	if _, err := assign(md, []restore.Target{{UID: "other", Parallelism: 2, MaxParallelism: 16}}, read, restore.Options{AllowNonRestored: true}); err != nil {
 		t.Errorf("allowed non-restored state: %v", err)
 	}
 	bad := old
 	bad.Subtasks = []storage.SubtaskState{old.Subtasks[0]}
 	bad.Subtasks[0].Keyed = []storage.KeyedStateHandle{{KeyGroupStart: 0, KeyGroupEnd: 7, Offsets: []int64{0, 999}, Stream: storage.StreamHandle{Path: "s0"}}}
-	if _, err := restore.Assign(&storage.Metadata{Operators: []storage.OperatorState{bad}}, []restore.Target{{UID: "op", Parallelism: 1, MaxParallelism: 16}}, read, restore.Options{}); !errors.Is(err, restore.ErrCorrupt) {
+	if _, err := assign(&storage.Metadata{Operators: []storage.OperatorState{bad}}, []restore.Target{{UID: "op", Parallelism: 1, MaxParallelism: 16}}, read, restore.Options{}); !errors.Is(err, restore.ErrCorrupt) {
 		t.Errorf("bad offsets: err = %v", err)
 	}
 	ch := storage.OperatorState{UID: "op", Parallelism: 2, Subtasks: []storage.SubtaskState{{Index: 0, ChannelState: []storage.StreamHandle{{Inline: []byte{1, 'x'}}}}}}
-	if _, err := restore.Assign(&storage.Metadata{Operators: []storage.OperatorState{ch}}, []restore.Target{{UID: "op", Parallelism: 3}}, read, restore.Options{}); !errors.Is(err, restore.ErrChannelState) {
+	if _, err := assign(&storage.Metadata{Operators: []storage.OperatorState{ch}}, []restore.Target{{UID: "op", Parallelism: 3}}, read, restore.Options{}); !errors.Is(err, restore.ErrChannelState) {
 		t.Errorf("unaligned state at another parallelism: err = %v", err)
 	}
 }
@@ -189,5 +222,38 @@ func TestDecodedBuffersDoNotOverlap(t *testing.T) {
 	}
 	if strings.Join(got, ",") != "ab,cd,,ef" {
 		t.Fatalf("buffers after appending to each: %q, want [ab cd  ef]", got)
+	}
+}
+
+// TestAssignGivesHandles: Assign reads nothing; each new subtask gets its
+// key-group range and exactly the old handles that overlap it.
+func TestAssignGivesHandles(t *testing.T) {
+	const maxP = 16
+	for _, tt := range []struct{ from, to int }{{4, 2}, {2, 4}, {3, 3}} {
+		old, _ := keyedOld("op", tt.from, maxP)
+		md := &storage.Metadata{CheckpointID: 3, Operators: []storage.OperatorState{old}}
+		ops, err := restore.Assign(md, []restore.Target{{UID: "op", Parallelism: tt.to, MaxParallelism: maxP}}, restore.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, r := range ops["op"].Subtasks {
+			want := keygroup.RangeFor(maxP, tt.to, i)
+			if r.UID != "op" || r.KeyGroupStart != want.Start || r.KeyGroupEnd != want.End {
+				t.Fatalf("%d->%d: subtask %d restores %q [%d, %d], want [%d, %d]", tt.from, tt.to, i, r.UID, r.KeyGroupStart, r.KeyGroupEnd, want.Start, want.End)
+			}
+			var paths []string
+			for _, h := range r.Keyed {
+				paths = append(paths, h.Stream.Path)
+			}
+			var wantPaths []string
+			for j := 0; j < tt.from; j++ {
+				if o := keygroup.RangeFor(maxP, tt.from, j); o.Start <= want.End && want.Start <= o.End {
+					wantPaths = append(wantPaths, fmt.Sprintf("s%d", j))
+				}
+			}
+			if strings.Join(paths, ",") != strings.Join(wantPaths, ",") {
+				t.Errorf("%d->%d: subtask %d gets streams %v, want %v", tt.from, tt.to, i, paths, wantPaths)
+			}
+		}
 	}
 }

@@ -59,13 +59,14 @@ func FromCapacity(m *rpcpb.NetworkCapacity) network.Capacity {
 // Barrier is the message of a checkpoint barrier.
 func Barrier(b network.CheckpointBarrier) *rpcpb.CheckpointBarrier {
 	return &rpcpb.CheckpointBarrier{Id: b.ID, TimestampMillis: b.Timestamp, Savepoint: b.Savepoint, Unaligned: b.Unaligned,
-		AlignedTimeoutMillis: b.AlignedTimeout, Drain: b.Drain, Terminate: b.Terminate}
+		AlignedTimeoutMillis: b.AlignedTimeout, Drain: b.Drain, Terminate: b.Terminate, Location: b.Location}
 }
 
 // FromBarrier returns the barrier m describes.
 func FromBarrier(m *rpcpb.CheckpointBarrier) network.CheckpointBarrier {
 	return network.CheckpointBarrier{ID: m.GetId(), Timestamp: m.GetTimestampMillis(), Savepoint: m.GetSavepoint(),
-		Unaligned: m.GetUnaligned(), AlignedTimeout: m.GetAlignedTimeoutMillis(), Drain: m.GetDrain(), Terminate: m.GetTerminate()}
+		Unaligned: m.GetUnaligned(), AlignedTimeout: m.GetAlignedTimeoutMillis(), Drain: m.GetDrain(), Terminate: m.GetTerminate(),
+		Location: m.GetLocation()}
 }
 
 var execStates = map[scheduler.ExecutionState]rpcpb.ExecutionState{
@@ -110,21 +111,22 @@ func FromTaskState(m *rpcpb.TaskExecutionState) (job string, ts scheduler.TaskSt
 	return job, scheduler.TaskState{ID: id, Generation: gen, State: st, Now: time.Unix(0, m.GetTimeUnixNanos()), Err: taskErr}, nil
 }
 
-// StateHandles is the message of a subtask's state, by operator uid.
-func StateHandles(states map[string]storage.SubtaskState) *rpcpb.TaskStateHandles {
-	if states == nil {
+// StateHandles is the message of the state a subtask wrote into one
+// snapshot: its location and, by operator uid, the handles.
+func StateHandles(st storage.TaskState) *rpcpb.TaskStateHandles {
+	if st.Location == "" && st.Operators == nil {
 		return nil
 	}
-	out := &rpcpb.TaskStateHandles{Operators: make(map[string]*rpcpb.OperatorSubtaskState, len(states))}
-	for uid, st := range states {
-		m := &rpcpb.OperatorSubtaskState{Index: int32(st.Index), Finished: st.Finished}
-		for _, h := range st.Keyed {
+	out := &rpcpb.TaskStateHandles{Location: st.Location, Operators: make(map[string]*rpcpb.OperatorSubtaskState, len(st.Operators))}
+	for uid, o := range st.Operators {
+		m := &rpcpb.OperatorSubtaskState{Index: int32(o.Index), Finished: o.Finished}
+		for _, h := range o.Keyed {
 			m.Keyed = append(m.Keyed, keyedHandle(h))
 		}
-		for _, l := range st.OperatorLists {
-			m.OperatorLists = append(m.OperatorLists, &rpcpb.OperatorListState{Name: l.Name, Mode: rpcpb.ListMode(l.Mode), Entries: l.Entries})
+		for _, l := range o.OperatorLists {
+			m.OperatorLists = append(m.OperatorLists, listState(l))
 		}
-		for _, h := range st.ChannelState {
+		for _, h := range o.ChannelState {
 			m.ChannelState = append(m.ChannelState, streamHandle(h))
 		}
 		out.Operators[uid] = m
@@ -132,26 +134,34 @@ func StateHandles(states map[string]storage.SubtaskState) *rpcpb.TaskStateHandle
 	return out
 }
 
-// FromStateHandles returns the subtask state m holds, by operator uid.
-func FromStateHandles(m *rpcpb.TaskStateHandles) map[string]storage.SubtaskState {
+// FromStateHandles returns the subtask state m holds.
+func FromStateHandles(m *rpcpb.TaskStateHandles) storage.TaskState {
 	if m == nil {
-		return nil
+		return storage.TaskState{}
 	}
-	out := make(map[string]storage.SubtaskState, len(m.GetOperators()))
+	out := storage.TaskState{Location: m.GetLocation(), Operators: make(map[string]storage.SubtaskState, len(m.GetOperators()))}
 	for uid, o := range m.GetOperators() {
 		st := storage.SubtaskState{Index: int(o.GetIndex()), Finished: o.GetFinished()}
 		for _, h := range o.GetKeyed() {
 			st.Keyed = append(st.Keyed, fromKeyedHandle(h))
 		}
 		for _, l := range o.GetOperatorLists() {
-			st.OperatorLists = append(st.OperatorLists, storage.OperatorListState{Name: l.GetName(), Mode: storage.Mode(l.GetMode()), Entries: l.GetEntries()})
+			st.OperatorLists = append(st.OperatorLists, fromListState(l))
 		}
 		for _, h := range o.GetChannelState() {
 			st.ChannelState = append(st.ChannelState, fromStreamHandle(h))
 		}
-		out[uid] = st
+		out.Operators[uid] = st
 	}
 	return out
+}
+
+func listState(l storage.OperatorListState) *rpcpb.OperatorListState {
+	return &rpcpb.OperatorListState{Name: l.Name, Mode: rpcpb.ListMode(l.Mode), Entries: l.Entries}
+}
+
+func fromListState(m *rpcpb.OperatorListState) storage.OperatorListState {
+	return storage.OperatorListState{Name: m.GetName(), Mode: storage.Mode(m.GetMode()), Entries: m.GetEntries()}
 }
 
 func keyedHandle(h storage.KeyedStateHandle) *rpcpb.KeyedStateHandle {

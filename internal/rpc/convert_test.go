@@ -33,9 +33,10 @@ func through[M proto.Message](t *testing.T, m M) M {
 
 // State handles come back as they were after crossing as bytes.
 func TestStateHandlesRoundTrip(t *testing.T) {
-	cases := map[string]map[string]storage.SubtaskState{
-		"none": nil,
-		"full": {
+	cases := map[string]storage.TaskState{
+		"none":         {},
+		"nothing kept": {Location: "/ckpt/job/chk-4", Operators: map[string]storage.SubtaskState{}},
+		"full": {Location: "/ckpt/job/chk-4", Operators: map[string]storage.SubtaskState{
 			"uid-1": {Index: 3, Finished: true, Keyed: []storage.KeyedStateHandle{{
 				KeyGroupStart: 4, KeyGroupEnd: 9, Offsets: []int64{0, 10, 20},
 				Stream: storage.StreamHandle{Path: "v1-o0-s3-keyed", Size: 30, CRC: 7},
@@ -46,7 +47,7 @@ func TestStateHandlesRoundTrip(t *testing.T) {
 				{Name: "rules", Mode: storage.ModeBroadcast, Entries: [][]byte{[]byte("d")}},
 			}, ChannelState: []storage.StreamHandle{{}, {Inline: []byte("in-flight"), Size: 9, CRC: 1}}},
 			"uid-2": {Index: 3, Keyed: []storage.KeyedStateHandle{{KeyGroupStart: 0, KeyGroupEnd: 0, Stream: storage.StreamHandle{Path: "p", Size: 1}}}},
-		},
+		}},
 	}
 	for name, states := range cases {
 		t.Run(name, func(t *testing.T) {

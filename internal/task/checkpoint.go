@@ -15,8 +15,9 @@ import (
 // checkpoint from the barriers in their input, which the pure barrier
 // handler aligns (or not). At the snapshot the task asks every operator for
 // its state, sends the barrier downstream, and hands the state to the
-// Responder, which writes it to storage and acknowledges it, off the task's
-// goroutine. Completion and abort notifications come back through the
+// Responder, which writes it to checkpoint storage and acknowledges it with
+// the handles of what it wrote, off the task's goroutine (the TaskManager's
+// responder; the state's bytes never leave the TaskManager). Completion and abort notifications come back through the
 // mailbox.
 //
 // FLIP-147: after its operators finished, a task waits until a checkpoint
@@ -36,6 +37,10 @@ import (
 // Snapshot is the state of a task at one checkpoint.
 type Snapshot struct {
 	CheckpointID int64
+	// Location is the snapshot directory the state goes to, and Savepoint
+	// tells whether it is a savepoint's (both from the barrier).
+	Location  string
+	Savepoint bool
 	// Operators holds the snapshot of each stateful operator by uid.
 	Operators map[string]*op.Snapshot
 	// Finished is set when the task took the snapshot after its operators
@@ -98,6 +103,9 @@ func (t *Task) TriggerCheckpoint(b network.CheckpointBarrier) bool {
 			t.ackIfComplete()
 			return nil
 		}
+		// The snapshot the handler decides on is of this barrier: its
+		// kind and location, not those of the last one received.
+		t.lastBarrier = b
 		t.barriers.OnTrigger(toHandlerBarrier(b, false), t.cfg.Clock.Now())
 		return t.barrierActions()
 	})
@@ -214,7 +222,7 @@ func (t *Task) performBarrierActions() error {
 // in the task's subpartitions: they are the output side of its channel
 // state.
 func (t *Task) snapshot(id, ts int64, b network.CheckpointBarrier, persist []int) error {
-	s := &Snapshot{CheckpointID: id, Operators: make(map[string]*op.Snapshot), Finished: t.finishedOps}
+	s := &Snapshot{CheckpointID: id, Location: b.Location, Savepoint: b.Savepoint, Operators: make(map[string]*op.Snapshot), Finished: t.finishedOps}
 	for _, c := range t.chain {
 		sn, ok := c.inst.(op.Snapshotter)
 		if !ok || !c.opened {

@@ -71,6 +71,9 @@ type Descriptor struct {
 	Restored         map[string]*op.Restored
 	LastCheckpointID int64
 	ChannelState     map[int][][]byte
+	// Restore, when set, reads Restored and ChannelState on the task's
+	// goroutine before its operators open (see restore.go).
+	Restore Restorer
 	// RequestSplit asks the enumerator of the source operator uid for a
 	// split for this subtask (dynamic split assignment); reply may be
 	// called from any goroutine.
@@ -192,6 +195,9 @@ func (t *Task) Run(ctx context.Context, running func()) (err error) {
 			err = fmt.Errorf("task %s: panic: %v\n%s", t.Name(), r, debug.Stack())
 		}
 	}()
+	if err := t.loadRestored(ctx); err != nil {
+		return err
+	}
 	if err := t.setup(); err != nil {
 		return err
 	}

@@ -5,11 +5,10 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/weir-engine/weir/internal/checkpoint/storage"
 	"github.com/weir-engine/weir/internal/funcspec"
-	"github.com/weir-engine/weir/internal/op"
 	"github.com/weir-engine/weir/internal/rpc"
 	"github.com/weir-engine/weir/internal/rpc/rpcpb"
-	"github.com/weir-engine/weir/internal/task"
 )
 
 // The TaskManager's side of the boundary: Gateway is its
@@ -23,13 +22,12 @@ type JobMasters interface {
 }
 
 // EmbeddedRestore is what a deployment's TaskRestore.embedded_ref refers
-// to: the state the JobMaster read for the subtask and the responder its
-// checkpoints go to. It crosses by reference, inside one process only,
-// until tasks read and write their state themselves.
+// to: the handles of the state the subtask restores (it reads them itself)
+// and the JobMaster's side of its checkpoint messages. It crosses by
+// reference, inside one process only, until both cross as messages.
 type EmbeddedRestore struct {
-	Restored     map[string]*op.Restored
-	ChannelState map[int][][]byte
-	Responder    task.Responder
+	Restore     *storage.TaskRestore
+	Checkpoints CheckpointResponder
 }
 
 // ErrNoEmbeddedRestore: a deployment refers to restore state that this
@@ -96,8 +94,11 @@ func (g *Gateway) deployment(d *rpcpb.TaskDeploymentDescriptor) (Deployment, err
 				})
 		},
 	}
+	if init.Checkpointing {
+		init.CheckpointStorage = d.GetCheckpointing().GetStorage()
+	}
 	if embedded != nil {
-		init.Restored, init.ChannelState, init.Responder = embedded.Restored, embedded.ChannelState, embedded.Responder
+		init.Restore, init.Checkpoints = embedded.Restore, embedded.Checkpoints
 	}
 	return Deployment{
 		JobID: jobID, Generation: gen, Graph: jg, ID: id, Slot: rpc.FromSlotID(d.GetSlot()), Channels: rpc.FromSizing(d.GetChannels()),

@@ -1,10 +1,12 @@
 package taskmanager_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"testing"
 
+	"github.com/weir-engine/weir/internal/checkpoint/storage"
 	"github.com/weir-engine/weir/internal/graph"
 	"github.com/weir-engine/weir/internal/network"
 	"github.com/weir-engine/weir/internal/op"
@@ -156,20 +158,53 @@ func (r reports) none(t *testing.T) {
 	}
 }
 
-// acks is a task.Responder that hands acknowledgements to the test.
+// acks is a CheckpointResponder that hands acknowledgements, with the
+// handles they carry, and declines to the test.
 type acks struct {
 	acked    chan int64
+	states   chan storage.TaskState
 	declined chan int64
+	errs     chan error
 }
 
-func newAcks() *acks { return &acks{acked: make(chan int64, 4), declined: make(chan int64, 4)} }
-
-func (a *acks) Acknowledge(s *task.Snapshot) {
-	s.Release()
-	a.acked <- s.CheckpointID
+func newAcks() *acks {
+	return &acks{acked: make(chan int64, 4), states: make(chan storage.TaskState, 4), declined: make(chan int64, 4), errs: make(chan error, 4)}
 }
-func (a *acks) Decline(id int64, _ error) { a.declined <- id }
-func (a *acks) EndOfData()                {}
+
+func (a *acks) Acknowledge(id int64, st storage.TaskState) {
+	a.states <- st
+	a.acked <- id
+}
+
+func (a *acks) Decline(id int64, err error, _ storage.TaskState) {
+	a.errs <- err
+	a.declined <- id
+}
+
+func (a *acks) EndOfData() {}
+
+// newStorage returns a checkpoint storage in a temporary directory,
+// closed when the test ends.
+func newStorage(t *testing.T) *storage.Storage {
+	t.Helper()
+	st, err := storage.Open(context.Background(), t.TempDir(), storage.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = st.Close() })
+	return st
+}
+
+// checkpointAt returns the barrier of checkpoint id of "job" in st, with
+// the location its tasks write into.
+func checkpointAt(t *testing.T, st *storage.Storage, id int64) network.CheckpointBarrier {
+	t.Helper()
+	dir, err := st.CreateCheckpointWriter("job", id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return network.CheckpointBarrier{ID: id, Location: dir.Location()}
+}
 
 // deployment returns the deployment of subtask 0 of vertex v of j in
 // generation gen, reporting to a fresh channel.

@@ -14,9 +14,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/weir-engine/weir/internal/checkpoint/storage"
 	"github.com/weir-engine/weir/internal/graph"
 	"github.com/weir-engine/weir/internal/network"
-	"github.com/weir-engine/weir/internal/op"
 	"github.com/weir-engine/weir/internal/scheduler"
 	"github.com/weir-engine/weir/internal/scheduler/slots"
 	"github.com/weir-engine/weir/internal/task"
@@ -39,16 +39,23 @@ type Deployment struct {
 	Init Init
 }
 
-// Init carries the checkpoint side of a deployment.
+// Init carries the checkpoint side of a deployment: handles, never state.
 type Init struct {
 	Checkpointing bool
 	// NoFinalCheckpoint: FLIP-147 is off, tasks do not wait for a final
 	// checkpoint.
 	NoFinalCheckpoint bool
-	Responder         task.Responder
-	Restored          map[string]*op.Restored
+	// Checkpoints receives the subtask's acknowledgements (with the
+	// handles of what it wrote), declines and end of data.
+	Checkpoints CheckpointResponder
+	// CheckpointStorage is the root of the job's checkpoint storage, which
+	// the subtask writes its snapshots to and restores through (empty
+	// without checkpoints).
+	CheckpointStorage string
+	// Restore holds the handles of the state the subtask starts from (nil:
+	// it starts empty); the subtask reads them itself.
+	Restore           *storage.TaskRestore
 	LastCheckpointID  int64
-	ChannelState      map[int][][]byte
 	FinishedOnRestore bool
 	// RequestSplit reaches the JobMaster's split enumerators.
 	RequestSplit func(uid string, subtask int, reply func(split []byte, ok bool))
@@ -81,6 +88,8 @@ type TaskManager struct {
 	buffers *network.BufferPool
 	taskCfg task.Config
 	log     *slog.Logger
+	// storages are the checkpoint storages of the jobs' subtasks.
+	storages *storages
 
 	mu struct {
 		sync.Mutex
@@ -96,9 +105,16 @@ func New(id string, n int, net *network.Registry, buffers *network.BufferPool, c
 		log = slog.New(slog.DiscardHandler)
 	}
 	tm := &TaskManager{id: id, slots: n, net: net, buffers: buffers, taskCfg: cfg, log: log.With("taskmanager", id)}
+	tm.storages = newStorages(tm.log)
 	tm.mu.running = make(map[taskKey]*runningTask)
 	return tm
 }
+
+// UseStorage makes the subtasks write and read the checkpoints under
+// st.Root() through st, which stays its owner's to close (the embedded
+// cluster shares the JobMaster's storage). Any other root a deployment
+// names is opened on first use.
+func (tm *TaskManager) UseStorage(st *storage.Storage) { tm.storages.use(st) }
 
 // ID names the TaskManager.
 func (tm *TaskManager) ID() string { return tm.id }
@@ -132,13 +148,28 @@ func (tm *TaskManager) Submit(d Deployment) error {
 	}
 	key := taskKey{d.JobID, d.Generation, d.ID}
 	ctx, cancel := context.WithCancel(context.Background())
-	t := task.New(task.Descriptor{
+	desc := task.Descriptor{
 		JobID: d.JobID, Generation: d.Generation, Graph: d.Graph,
 		Vertex: d.Graph.Vertices[d.ID.Vertex], Subtask: d.ID.Subtask, Network: tm.net, Channels: d.Channels,
-		Checkpointing: d.Init.Checkpointing, NoFinalCheckpoint: d.Init.NoFinalCheckpoint, Checkpoints: d.Init.Responder, Restored: d.Init.Restored,
-		LastCheckpointID: d.Init.LastCheckpointID, ChannelState: d.Init.ChannelState,
-		FinishedOnRestore: d.Init.FinishedOnRestore, RequestSplit: d.Init.RequestSplit,
-	}, tm.taskCfg)
+		Checkpointing: d.Init.Checkpointing, NoFinalCheckpoint: d.Init.NoFinalCheckpoint,
+		LastCheckpointID: d.Init.LastCheckpointID, FinishedOnRestore: d.Init.FinishedOnRestore, RequestSplit: d.Init.RequestSplit,
+	}
+	var writer *stateWriter
+	if d.Init.Checkpoints != nil {
+		root := d.Init.CheckpointStorage
+		writer = &stateWriter{ctx: ctx, jobID: d.JobID, vertex: desc.Vertex, subtask: d.ID.Subtask, to: d.Init.Checkpoints,
+			storage: func(ctx context.Context) (*storage.Storage, error) {
+				if root == "" {
+					return nil, errors.New("the job has no checkpoint storage")
+				}
+				return tm.storages.get(ctx, root)
+			}}
+		desc.Checkpoints = writer
+	}
+	if d.Init.Restore != nil {
+		desc.Restore = tm.restorer(d.Init.Restore, d.Init.CheckpointStorage)
+	}
+	t := task.New(desc, tm.taskCfg)
 	tm.mu.Lock()
 	if _, dup := tm.mu.running[key]; dup {
 		tm.mu.Unlock()
@@ -161,6 +192,34 @@ func (tm *TaskManager) Submit(d Deployment) error {
 			})
 		}
 		err := t.Run(ctx, func() { report(scheduler.ExecRunning, nil) })
+		state := scheduler.ExecFailed
+		switch {
+		case err == nil:
+			state = scheduler.ExecFinished
+		case ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, network.ErrReleased)):
+			state, err = scheduler.ExecCanceled, nil
+		default:
+			if errors.Is(err, network.ErrReleased) {
+				// Its consumer released the channel (it failed, or was
+				// cancelled): the consumer's failure is the cause.
+				err = scheduler.Consequence(err)
+			}
+			tm.log.Debug("subtask failed", "task", t.Name(), "err", err)
+		}
+		if writer != nil {
+			if state == scheduler.ExecFailed {
+				// A failed subtask's writes are of no use, and its
+				// failure is news the JobMaster must not wait for: the
+				// writes end after the report (Close waits for them).
+				cancel()
+				defer writer.wait()
+			} else {
+				// Every acknowledgement or decline of a subtask that
+				// finished or was cancelled goes out before its end, so
+				// the JobMaster has them all when the job ends.
+				writer.wait()
+			}
+		}
 		tm.mu.Lock()
 		delete(tm.mu.running, key)
 		tm.mu.Unlock()
@@ -169,20 +228,7 @@ func (tm *TaskManager) Submit(d Deployment) error {
 		// Buffers a finished sender left queued for a slower receiver
 		// stay with that channel, which goes with the receiver's gate.
 		tm.buffers.Recycle(buffers)
-		switch {
-		case err == nil:
-			report(scheduler.ExecFinished, nil)
-		case ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, network.ErrReleased)):
-			report(scheduler.ExecCanceled, nil)
-		default:
-			if errors.Is(err, network.ErrReleased) {
-				// Its consumer released the channel (it failed, or was
-				// cancelled): the consumer's failure is the cause.
-				err = scheduler.Consequence(err)
-			}
-			tm.log.Debug("subtask failed", "task", t.Name(), "err", err)
-			report(scheduler.ExecFailed, err)
-		}
+		report(state, err)
 	}()
 	return nil
 }
@@ -229,4 +275,7 @@ func (tm *TaskManager) Close() {
 	}
 	tm.mu.Unlock()
 	tm.wg.Wait()
+	if err := tm.storages.close(); err != nil {
+		tm.log.Warn("close checkpoint storage", "err", err)
+	}
 }

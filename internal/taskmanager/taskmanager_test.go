@@ -168,7 +168,8 @@ func TestCheckpointMessages(t *testing.T) {
 	j := sourceOnly(t, sourceSpec{n: endless})
 	d, r := deployment(j, 0, 0)
 	a := newAcks()
-	d.Init = taskmanager.Init{Checkpointing: true, Responder: a}
+	st := newStorage(t)
+	d.Init = taskmanager.Init{Checkpointing: true, Checkpoints: a, CheckpointStorage: st.Root()}
 	if err := tm.Submit(d); err != nil {
 		t.Fatal(err)
 	}
@@ -179,11 +180,15 @@ func TestCheckpointMessages(t *testing.T) {
 		complete bool
 		want     string
 	}{{1, true, "complete(1)"}, {2, false, "aborted(2)"}} {
-		if !tm.TriggerCheckpoint("job", 0, d.ID, network.CheckpointBarrier{ID: c.id}) {
+		b := checkpointAt(t, st, c.id)
+		if !tm.TriggerCheckpoint("job", 0, d.ID, b) {
 			t.Fatalf("trigger %d refused by a running subtask", c.id)
 		}
 		if id := <-a.acked; id != c.id {
 			t.Fatalf("acknowledged %d, want %d", id, c.id)
+		}
+		if s := <-a.states; s.Location != b.Location {
+			t.Fatalf("acknowledged state at %q, want the barrier's %q", s.Location, b.Location)
 		}
 		tm.NotifyCheckpoint("job", 0, d.ID, c.id, c.complete)
 		if got := <-j.notified; got != c.want {

@@ -36,7 +36,10 @@ type CheckpointBarrier struct {
 	// Stop-with-savepoint --drain.
 	Drain bool `protobuf:"varint,6,opt,name=drain,proto3" json:"drain,omitempty"`
 	// Stop-with-savepoint without drain.
-	Terminate     bool `protobuf:"varint,7,opt,name=terminate,proto3" json:"terminate,omitempty"`
+	Terminate bool `protobuf:"varint,7,opt,name=terminate,proto3" json:"terminate,omitempty"`
+	// The snapshot directory the tasks write their state into, chosen by
+	// the JobMaster (Flink's CheckpointStorageLocationReference).
+	Location      string `protobuf:"bytes,8,opt,name=location,proto3" json:"location,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -118,6 +121,13 @@ func (x *CheckpointBarrier) GetTerminate() bool {
 		return x.Terminate
 	}
 	return false
+}
+
+func (x *CheckpointBarrier) GetLocation() string {
+	if x != nil {
+		return x.Location
+	}
+	return ""
 }
 
 // TriggerCheckpointRequest starts a checkpoint on a subtask.
@@ -551,7 +561,7 @@ var File_weir_rpc_v1_checkpoint_proto protoreflect.FileDescriptor
 
 const file_weir_rpc_v1_checkpoint_proto_rawDesc = "" +
 	"\n" +
-	"\x1cweir/rpc/v1/checkpoint.proto\x12\vweir.rpc.v1\x1a\x18weir/rpc/v1/common.proto\x1a\x17weir/rpc/v1/state.proto\x1a\x16weir/rpc/v1/task.proto\"\xf4\x01\n" +
+	"\x1cweir/rpc/v1/checkpoint.proto\x12\vweir.rpc.v1\x1a\x18weir/rpc/v1/common.proto\x1a\x17weir/rpc/v1/state.proto\x1a\x16weir/rpc/v1/task.proto\"\x90\x02\n" +
 	"\x11CheckpointBarrier\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x03R\x02id\x12)\n" +
 	"\x10timestamp_millis\x18\x02 \x01(\x03R\x0ftimestampMillis\x12\x1c\n" +
@@ -559,7 +569,8 @@ const file_weir_rpc_v1_checkpoint_proto_rawDesc = "" +
 	"\tunaligned\x18\x04 \x01(\bR\tunaligned\x124\n" +
 	"\x16aligned_timeout_millis\x18\x05 \x01(\x03R\x14alignedTimeoutMillis\x12\x14\n" +
 	"\x05drain\x18\x06 \x01(\bR\x05drain\x12\x1c\n" +
-	"\tterminate\x18\a \x01(\bR\tterminate\"~\n" +
+	"\tterminate\x18\a \x01(\bR\tterminate\x12\x1a\n" +
+	"\blocation\x18\b \x01(\tR\blocation\"~\n" +
 	"\x18TriggerCheckpointRequest\x12(\n" +
 	"\x04task\x18\x01 \x01(\v2\x14.weir.rpc.v1.TaskKeyR\x04task\x128\n" +
 	"\abarrier\x18\x02 \x01(\v2\x1e.weir.rpc.v1.CheckpointBarrierR\abarrier\"7\n" +

@@ -217,8 +217,11 @@ type CheckpointingConfig struct {
 	Enabled bool                   `protobuf:"varint,1,opt,name=enabled,proto3" json:"enabled,omitempty"`
 	// FLIP-147 is off: tasks do not wait for a final checkpoint.
 	NoFinalCheckpoint bool `protobuf:"varint,2,opt,name=no_final_checkpoint,json=noFinalCheckpoint,proto3" json:"no_final_checkpoint,omitempty"`
-	unknownFields     protoimpl.UnknownFields
-	sizeCache         protoimpl.SizeCache
+	// The root of the job's checkpoint storage (a path or URL), which the
+	// task writes its snapshots to and restores through.
+	Storage       string `protobuf:"bytes,3,opt,name=storage,proto3" json:"storage,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *CheckpointingConfig) Reset() {
@@ -263,6 +266,13 @@ func (x *CheckpointingConfig) GetNoFinalCheckpoint() bool {
 		return x.NoFinalCheckpoint
 	}
 	return false
+}
+
+func (x *CheckpointingConfig) GetStorage() string {
+	if x != nil {
+		return x.Storage
+	}
+	return ""
 }
 
 // TaskRestore is what a task starts from.
@@ -592,10 +602,11 @@ const file_weir_rpc_v1_deployment_proto_rawDesc = "" +
 	"\x13InputGateDescriptor\x12\x12\n" +
 	"\x04edge\x18\x01 \x01(\x05R\x04edge\x12'\n" +
 	"\x0fproducer_vertex\x18\x02 \x01(\x05R\x0eproducerVertex\x12+\n" +
-	"\x11producer_subtasks\x18\x03 \x03(\x05R\x10producerSubtasks\"_\n" +
+	"\x11producer_subtasks\x18\x03 \x03(\x05R\x10producerSubtasks\"y\n" +
 	"\x13CheckpointingConfig\x12\x18\n" +
 	"\aenabled\x18\x01 \x01(\bR\aenabled\x12.\n" +
-	"\x13no_final_checkpoint\x18\x02 \x01(\bR\x11noFinalCheckpoint\"\xba\x01\n" +
+	"\x13no_final_checkpoint\x18\x02 \x01(\bR\x11noFinalCheckpoint\x12\x18\n" +
+	"\astorage\x18\x03 \x01(\tR\astorage\"\xba\x01\n" +
 	"\vTaskRestore\x12#\n" +
 	"\rcheckpoint_id\x18\x01 \x01(\x03R\fcheckpointId\x12.\n" +
 	"\x13finished_on_restore\x18\x02 \x01(\bR\x11finishedOnRestore\x123\n" +

@@ -442,10 +442,13 @@ func (x *OperatorSubtaskState) GetChannelState() []*StreamHandle {
 }
 
 // TaskStateHandles is the state of a subtask's chained operators, by
-// operator uid.
+// operator uid, as the subtask wrote it into one snapshot directory.
 type TaskStateHandles struct {
-	state         protoimpl.MessageState           `protogen:"open.v1"`
-	Operators     map[string]*OperatorSubtaskState `protobuf:"bytes,1,rep,name=operators,proto3" json:"operators,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	state     protoimpl.MessageState           `protogen:"open.v1"`
+	Operators map[string]*OperatorSubtaskState `protobuf:"bytes,1,rep,name=operators,proto3" json:"operators,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	// The snapshot directory the task wrote into: the JobMaster deletes the
+	// files of an acknowledgement that arrives after its snapshot ended.
+	Location      string `protobuf:"bytes,2,opt,name=location,proto3" json:"location,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -487,6 +490,13 @@ func (x *TaskStateHandles) GetOperators() map[string]*OperatorSubtaskState {
 	return nil
 }
 
+func (x *TaskStateHandles) GetLocation() string {
+	if x != nil {
+		return x.Location
+	}
+	return ""
+}
+
 var File_weir_rpc_v1_state_proto protoreflect.FileDescriptor
 
 const file_weir_rpc_v1_state_proto_rawDesc = "" +
@@ -519,9 +529,10 @@ const file_weir_rpc_v1_state_proto_rawDesc = "" +
 	"\bfinished\x18\x02 \x01(\bR\bfinished\x123\n" +
 	"\x05keyed\x18\x03 \x03(\v2\x1d.weir.rpc.v1.KeyedStateHandleR\x05keyed\x12E\n" +
 	"\x0eoperator_lists\x18\x04 \x03(\v2\x1e.weir.rpc.v1.OperatorListStateR\roperatorLists\x12>\n" +
-	"\rchannel_state\x18\x05 \x03(\v2\x19.weir.rpc.v1.StreamHandleR\fchannelState\"\xbf\x01\n" +
+	"\rchannel_state\x18\x05 \x03(\v2\x19.weir.rpc.v1.StreamHandleR\fchannelState\"\xdb\x01\n" +
 	"\x10TaskStateHandles\x12J\n" +
-	"\toperators\x18\x01 \x03(\v2,.weir.rpc.v1.TaskStateHandles.OperatorsEntryR\toperators\x1a_\n" +
+	"\toperators\x18\x01 \x03(\v2,.weir.rpc.v1.TaskStateHandles.OperatorsEntryR\toperators\x12\x1a\n" +
+	"\blocation\x18\x02 \x01(\tR\blocation\x1a_\n" +
 	"\x0eOperatorsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x127\n" +
 	"\x05value\x18\x02 \x01(\v2!.weir.rpc.v1.OperatorSubtaskStateR\x05value:\x028\x01*h\n" +

@@ -153,23 +153,25 @@ func (cp *checkpointing) measure(md *storage.Metadata) (size, uploaded int64) {
 // acknowledgement that arrives after its checkpoint ended (failed, or of
 // an attempt that a failover replaced) is not part of any checkpoint: the
 // files it wrote are deleted at once, the shared ones as the registry
-// allows and those in the snapshot's directory in the background.
+// allows, and the snapshot's directory, which the late write may have
+// made again after its abort, in the background.
 func (jm *JobMaster) acknowledged(id int64, st storage.TaskState) {
 	jm.cp.recordShared(id, st.Operators)
 	if _, pending := jm.cp.dirs[id]; !pending {
 		jm.releaseShared(id, false, "")
-		jm.background(func() { jm.discardState(id, st) })
+		jm.background(func() { jm.discardUnfinished(id, st.Location) })
 	}
 }
 
-// discardState deletes the files an acknowledgement wrote into its
-// snapshot's directory; the caller knows the snapshot did not complete.
-func (jm *JobMaster) discardState(id int64, st storage.TaskState) {
-	if st.Location == "" || len(st.Operators) == 0 {
+// discardUnfinished deletes the directory of snapshot id, which did not
+// complete, at location (from an acknowledgement: empty when the task
+// wrote nothing).
+func (jm *JobMaster) discardUnfinished(id int64, location string) {
+	if location == "" {
 		return
 	}
-	if err := jm.cp.opts.Storage.DiscardState(context.Background(), st); err != nil {
-		jm.log.Warn("delete the state files of an unfinished checkpoint", "id", id, "err", err)
+	if err := jm.cp.opts.Storage.DiscardUnfinished(context.Background(), location); err != nil {
+		jm.log.Warn("delete the directory of an unfinished checkpoint", "id", id, "err", err)
 	}
 }
 
@@ -226,7 +228,7 @@ func (jm *JobMaster) dropUnfinishedShared() {
 		}
 		cp.recordShared(id, st.Operators)
 		if !committed[id] {
-			jm.discardState(id, st)
+			jm.discardUnfinished(id, st.Location)
 		}
 	}
 	for id := range committed {

@@ -106,6 +106,15 @@ func start(t *testing.T, ctx context.Context, jg *graph.JobGraph, opts jobmaster
 	t.Helper()
 	net := network.NewRegistry()
 	tm := taskmanager.New("tm-0", 1, net, network.NewBufferPool(network.DefaultNetworkMemory, network.DefaultBufferSize), task.Config{}, nil)
+	_, done := runOn(t, ctx, jg, net, tm, opts)
+	return done
+}
+
+// runOn runs the job on tm, reached over an encoding rpc.Local, and
+// returns its JobMaster and the channel its Result arrives on; tm is
+// closed when the job ends.
+func runOn(t *testing.T, ctx context.Context, jg *graph.JobGraph, net *network.Registry, tm *taskmanager.TaskManager, opts jobmaster.Options) (*jobmaster.JobMaster, <-chan jobmaster.Result) {
+	t.Helper()
 	transport, functions := rpc.NewLocal(), funcspec.NewTable(nil)
 	stop, err := transport.ServeTaskExecutor(tm.ID(), taskmanager.NewGateway(tm, functions, transport))
 	if err != nil {
@@ -114,6 +123,7 @@ func start(t *testing.T, ctx context.Context, jg *graph.JobGraph, opts jobmaster
 	opts.RPC, opts.Functions = transport, functions
 	jm, err := jobmaster.New("job", jg, []jobmaster.TaskManager{tm}, net, opts)
 	if err != nil {
+		stop()
 		t.Fatal(err)
 	}
 	done := make(chan jobmaster.Result, 1)
@@ -123,7 +133,7 @@ func start(t *testing.T, ctx context.Context, jg *graph.JobGraph, opts jobmaster
 		tm.Close()
 		done <- res
 	}()
-	return done
+	return jm, done
 }
 
 var epoch = time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)

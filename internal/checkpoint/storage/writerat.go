@@ -40,41 +40,31 @@ func (s *Storage) WriterAt(ctx context.Context, jobID string, id int64, kind Kin
 	return d, nil
 }
 
-// DiscardState deletes the files of an acknowledgement whose snapshot
-// ended without it (failed, or the job stopped): the streams it wrote
-// into the snapshot directory at st.Location. Files in the job's shared/ are the
-// directory are the SharedStateRegistry's (DeleteShared), task-owned ones the task's; inline
-// streams have no file. Missing files are not an error.
-func (s *Storage) DiscardState(ctx context.Context, st TaskState) error {
-	store, dir, err := s.snapshotDir(ctx, st.Location)
+// DiscardUnfinished deletes the snapshot directory at location, into
+// which a task wrote after the snapshot ended without completing (it
+// failed or was aborted, or the job stopped): its files, and whatever else
+// the directory holds, for a snapshot that did not complete is garbage. A
+// late write may even have made the directory again after Abort removed
+// it. A directory with _metadata is a completed snapshot and stays: that
+// gives an error wrapping ErrCommitted. Files in the job's shared/ and
+// taskowned/ directories are not touched (DeleteShared). A missing
+// directory is not an error.
+func (s *Storage) DiscardUnfinished(ctx context.Context, location string) error {
+	store, dir, err := s.snapshotDir(ctx, location)
 	if err != nil {
-		return fmt.Errorf("discard state in %s: %w", st.Location, err)
+		return fmt.Errorf("discard unfinished snapshot %s: %w", location, err)
 	}
-	var errs []error
-	remove := func(h StreamHandle) {
-		if h.IsEmpty() || h.IsInline() || outsideDir(h.Path) {
-			return
-		}
-		if err := checkSegment(h.Path); err != nil {
-			errs = append(errs, fmt.Errorf("discard state %q in %s: %w: %w", h.Path, st.Location, ErrInvalid, err))
-			return
-		}
-		if err := store.remove(ctx, joinKey(dir, h.Path)); err != nil {
-			errs = append(errs, fmt.Errorf("discard state %s in %s: %w", h.Path, st.Location, err))
-		}
+	if _, base := splitKey(dir); !isSnapshotDirName(base) {
+		return fmt.Errorf("discard unfinished snapshot %s: %w: not a checkpoint or savepoint directory", location, ErrInvalid)
 	}
-	for _, o := range st.Operators {
-		for _, k := range o.Keyed {
-			remove(k.Stream)
-			for _, f := range k.Shared {
-				// A file of the backend that this snapshot does not share
-				// (a savepoint's) is in its directory.
-				remove(StreamHandle{Path: f.Path})
-			}
-		}
-		for _, h := range o.ChannelState {
-			remove(h)
-		}
+	switch _, err := store.size(ctx, joinKey(dir, MetadataFile)); {
+	case err == nil:
+		return fmt.Errorf("discard unfinished snapshot %s: %w: it has %s", location, ErrCommitted, MetadataFile)
+	case !errors.Is(err, ErrNotFound):
+		return fmt.Errorf("discard unfinished snapshot %s: %w", location, err)
 	}
-	return errors.Join(errs...)
+	if err := store.removeDir(ctx, dir); err != nil {
+		return fmt.Errorf("discard unfinished snapshot %s: %w", location, err)
+	}
+	return nil
 }

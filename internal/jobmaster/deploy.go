@@ -15,9 +15,10 @@ import (
 
 // Deploying a generation takes two steps. On scheduler.Deploy the loop
 // starts a goroutine that reads what the generation starts from (the
-// checkpoint or savepoint metadata and the restored state, see
-// restoreState) and opens its split enumerators, which may reach an
-// external system; the loop goes on meanwhile. The goroutine comes back
+// checkpoint or savepoint metadata, mapped to each subtask as handles: the
+// subtasks read their state themselves, see restoreState) and opens its
+// split enumerators, which may reach an external system; the loop goes on
+// meanwhile. The goroutine comes back
 // with a restoredEvent, and the loop submits the tasks (submit) or fails
 // the generation (failGeneration).
 //

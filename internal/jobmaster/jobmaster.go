@@ -1,10 +1,12 @@
 // Package jobmaster owns one job while it runs: its event loop is the only
 // goroutine that touches the job's scheduler and checkpoint coordinator,
 // both pure state machines. TaskManagers, timers (of the injected clock)
-// and the goroutines that write checkpoint files or read a generation's
-// restore state report into the loop's queue; the loop steps the state
-// machines and performs the actions they decide (deploy, cancel, trigger,
-// persist, notify), which are the only side effects here.
+// and the goroutines that make its storage calls (metadata, discards, a
+// generation's restore metadata) report into the loop's queue; the loop
+// steps the state machines and performs the actions they decide (deploy,
+// cancel, trigger, persist, notify), which are the only side effects here.
+// Tasks write and read their state on their TaskManagers: only handles
+// reach the JobMaster.
 package jobmaster
 
 import (
@@ -137,8 +139,8 @@ type JobMaster struct {
 	events   *queue.Queue[any]
 	log      *slog.Logger
 	clock    clock.Clock
-	// wg tracks goroutines the JobMaster or its responders start, so that
-	// Run returns only once all of them ended.
+	// wg tracks the goroutines the JobMaster starts (storage calls,
+	// enumerators), so that Run returns only once all of them ended.
 	wg       sync.WaitGroup
 	restarts int
 	metrics  map[scheduler.ExecutionID]taskmanager.Report

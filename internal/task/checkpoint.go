@@ -17,8 +17,8 @@ import (
 // its state, sends the barrier downstream, and hands the state to the
 // Responder, which writes it to checkpoint storage and acknowledges it with
 // the handles of what it wrote, off the task's goroutine (the TaskManager's
-// responder; the state's bytes never leave the TaskManager). Completion and abort notifications come back through the
-// mailbox.
+// state writer: the state's bytes never leave the TaskManager). Completion
+// and abort notifications come back through the mailbox.
 //
 // FLIP-147: after its operators finished, a task waits until a checkpoint
 // it took part in after finishing has completed, so that two-phase-commit

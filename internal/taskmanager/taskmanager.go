@@ -4,6 +4,12 @@
 // JobMaster that deployed it. A subtask takes its channels' buffers from the
 // TaskManager's network.BufferPool when it is deployed and gives them back
 // when it ends (see the network package for how many it takes).
+//
+// State I/O is the TaskManager's too: a subtask's snapshots are written
+// through checkpoint storage by a state writer of its own (statewriter.go),
+// which acknowledges with handles, and a deployment's restore handles are
+// read on the subtask's goroutine before its operators open
+// (staterestore.go).
 package taskmanager
 
 import (

@@ -354,8 +354,14 @@ func (jm *JobMaster) performCheckpoint(ctx context.Context, action checkpoint.Ac
 		dir, err := cp.opts.Storage.CreateCheckpointWriter(jm.jobID, a.ID)
 		jm.startTrigger(ctx, a, dir, err)
 	case checkpoint.Persist:
-		if dir, ok := cp.dirs[a.ID]; ok && dir == nil {
+		dir, ok := cp.dirs[a.ID]
+		switch {
+		case ok && dir == nil:
 			cp.persist[a.ID] = a // once the savepoint's writer is there
+			return
+		case !ok:
+			// Its trigger failed (the decline is queued): nothing to commit.
+			jm.events.Push(persistedEvent{id: a.ID, err: fmt.Errorf("checkpoint %d has no directory", a.ID)})
 			return
 		}
 		md := jm.metadata(a)
@@ -369,7 +375,6 @@ func (jm *JobMaster) performCheckpoint(ctx context.Context, action checkpoint.Ac
 			jm.events.Push(persistedEvent{id: a.ID, err: err})
 			return
 		}
-		dir := cp.dirs[a.ID]
 		jm.background(func() {
 			loc, err := dir.Commit(ctx, md)
 			jm.events.Push(persistedEvent{id: a.ID, location: loc, err: err})

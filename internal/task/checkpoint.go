@@ -186,6 +186,11 @@ func (t *Task) performBarrierActions() error {
 			}
 		case barrier.TriggerSnapshot:
 			b := t.lastBarrier
+			if b.ID != a.ID {
+				// Not this checkpoint's directory: the write refuses
+				// to guess, and the checkpoint is declined.
+				b.Location = ""
+			}
 			b.ID, b.Timestamp, b.Unaligned = a.ID, a.Timestamp, a.Unaligned
 			if err := t.snapshot(a.ID, a.Timestamp, b, a.PersistChannels); err != nil {
 				return err

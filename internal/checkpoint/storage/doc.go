@@ -25,14 +25,18 @@
 //
 // # Writing a snapshot
 //
-// CreateCheckpointWriter (or CreateSavepointWriter) returns a CheckpointDir.
-// Tasks write their state through it (WriteState, WriteShared,
-// WriteTaskOwned; concurrently if they like), each call returning a handle
-// once the file is durable. When every task has acknowledged, the
-// coordinator builds the Metadata from the handles and calls Commit, which
-// writes _metadata atomically and last. A CheckpointDir holds no state but
-// its location, so each TaskManager makes its own for the same job and id;
-// only the handles travel to the JobManager. Locally every file is written to a
+// CreateCheckpointWriter (or CreateSavepointWriter) returns the
+// JobManager's CheckpointDir, whose Location the trigger carries. A
+// CheckpointDir holds no state but its location, so each TaskManager makes
+// its own for the same snapshot (WriterAt) and its tasks write their state
+// through it (WriteState, WriteShared, WriteTaskOwned; concurrently if they
+// like), each call returning a handle once the file is durable. Only the
+// handles travel to the JobManager (TaskState; a restore's way back is a
+// TaskRestore). When every task has acknowledged, the coordinator builds
+// the Metadata from the handles and the JobManager's writer commits it,
+// writing _metadata atomically and last. A task's write that ends after
+// its snapshot was aborted may make the directory again:
+// DiscardUnfinished removes it. Locally every file is written to a
 // temporary name, synced, renamed, and its directory synced; on object
 // stores each object appears whole or not at all. The existence of a valid
 // _metadata is therefore the commit point: a snapshot without one is

@@ -2,6 +2,7 @@ package jobmaster_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -24,15 +25,20 @@ import (
 )
 
 // keyedSource emits nothing and never ends; its snapshot is keyed state,
-// one section per key group it owns.
+// one section per key group it owns. It sends what it restored from on
+// restored, when set.
 type keyedSource struct {
 	op.Base
-	never  chan struct{}
-	groups [2]int
+	never    chan struct{}
+	groups   [2]int
+	restored chan<- *op.Restored
 }
 
 func (s *keyedSource) Open(ctx *op.Context) error {
 	s.groups = [2]int{ctx.KeyGroups.Start, ctx.KeyGroups.End}
+	if s.restored != nil {
+		s.restored <- ctx.Restored
+	}
 	return nil
 }
 
@@ -51,10 +57,10 @@ func (k sections) Write(ctx context.Context, dir *storage.CheckpointDir, name st
 
 func (sections) Release() {}
 
-func keyedJob(t *testing.T) *graph.JobGraph {
+func keyedJob(t *testing.T, restored chan<- *op.Restored) *graph.JobGraph {
 	t.Helper()
 	src := &graph.Transformation{ID: 1, Kind: graph.KindSource, Name: "src", UID: "src", OutType: typeinfo.New[int](),
-		Factory: func(any) (any, error) { return &keyedSource{never: make(chan struct{})}, nil }}
+		Factory: func(any) (any, error) { return &keyedSource{never: make(chan struct{}), restored: restored}, nil }}
 	sg, err := graph.Translate([]*graph.Transformation{src}, graph.Config{Parallelism: 1})
 	if err != nil {
 		t.Fatal(err)
@@ -124,7 +130,7 @@ func TestLateWriteOfAnAbortedSavepointIsDeleted(t *testing.T) {
 	net := network.NewRegistry()
 	tm := taskmanager.New("tm-0", 1, net, network.NewBufferPool(network.DefaultNetworkMemory, network.DefaultBufferSize), task.Config{}, nil)
 	tm.UseStorage(st)
-	jm, done := runOn(t, ctx, keyedJob(t), net, tm, jobmaster.Options{
+	jm, done := runOn(t, ctx, keyedJob(t, nil), net, tm, jobmaster.Options{
 		Clock: clk,
 		Checkpoints: &jobmaster.CheckpointOptions{Storage: st,
 			Options: checkpoint.Options{Enabled: true, Interval: time.Hour, Timeout: timeout}},
@@ -137,8 +143,8 @@ func TestLateWriteOfAnAbortedSavepointIsDeleted(t *testing.T) {
 		jm.TriggerSavepoint(jobmaster.SavepointRequest{Kind: checkpoint.Savepoint, Dir: target, Reply: reply})
 		select {
 		case r := <-reply:
-			if r.Err == nil {
-				t.Fatalf("savepoint completed at %s before its write", r.Location)
+			if !errors.Is(r.Err, checkpoint.ErrNoRunningTasks) {
+				t.Fatalf("savepoint: %+v, want it refused until the task runs", r)
 			}
 			continue
 		case <-fs.writing:

@@ -64,6 +64,15 @@ func (jm *JobMaster) restoreState(ctx context.Context, generation int, latest st
 	if err != nil {
 		return nil, err
 	}
+	if st != jm.checkpointStorage() {
+		// Opened for the metadata only: the tasks read their state
+		// through storage of their own.
+		defer func() {
+			if err := st.Close(); err != nil {
+				jm.log.Warn("close the savepoint's storage", "err", err)
+			}
+		}()
+	}
 	md, err := st.ReadMetadata(ctx, jm.opts.RestoreFrom)
 	if err != nil {
 		return nil, fmt.Errorf("read savepoint %s: %w", jm.opts.RestoreFrom, err)
@@ -76,14 +85,22 @@ func (jm *JobMaster) restoreState(ctx context.Context, generation int, latest st
 // storage when there is one (it resolves any location), else one opened on
 // the savepoint's location.
 func (jm *JobMaster) restoreStorage(ctx context.Context) (*storage.Storage, error) {
-	if jm.cp != nil {
-		return jm.cp.opts.Storage, nil
+	if st := jm.checkpointStorage(); st != nil {
+		return st, nil
 	}
 	st, err := storage.Open(ctx, jm.opts.RestoreFrom, storage.Options{Logger: jm.log})
 	if err != nil {
 		return nil, fmt.Errorf("open savepoint %s: %w", jm.opts.RestoreFrom, err)
 	}
 	return st, nil
+}
+
+// checkpointStorage is the job's checkpoint storage, or nil.
+func (jm *JobMaster) checkpointStorage() *storage.Storage {
+	if jm.cp == nil {
+		return nil
+	}
+	return jm.cp.opts.Storage
 }
 
 // restoreFrom maps the metadata md of the snapshot at location (a

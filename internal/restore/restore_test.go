@@ -257,3 +257,29 @@ func TestAssignGivesHandles(t *testing.T) {
 		}
 	}
 }
+
+// Load decodes each channel's in-flight buffers from its stream and
+// refuses a stream whose framing is broken.
+func TestLoadChannelState(t *testing.T) {
+	bufs := [][]byte{[]byte("a"), []byte("bc")}
+	for _, tt := range []struct {
+		name    string
+		stream  []byte
+		wantErr error
+	}{
+		{"framed", restore.EncodeBuffers(bufs), nil},
+		{"truncated", restore.EncodeBuffers(bufs)[:4], restore.ErrCorrupt},
+	} {
+		r := &storage.TaskRestore{ChannelState: []storage.StreamHandle{{}, {Inline: tt.stream, Size: int64(len(tt.stream))}}}
+		got, err := restore.Load(r, func(h storage.StreamHandle) ([]byte, error) { return h.Inline, nil }, nil)
+		if !errors.Is(err, tt.wantErr) {
+			t.Fatalf("%s: err = %v, want %v", tt.name, err, tt.wantErr)
+		}
+		if err != nil {
+			continue
+		}
+		if len(got.ChannelState) != 1 || fmt.Sprintf("%q", got.ChannelState[1]) != fmt.Sprintf("%q", bufs) {
+			t.Errorf("%s: channel state %v, want channel 1 = %q", tt.name, got.ChannelState, bufs)
+		}
+	}
+}

@@ -55,6 +55,9 @@ type Cluster struct {
 	// running jobs, which deployments name by function spec.
 	transport *rpc.Local
 	functions *funcspec.Table
+	// storages are the jobs' checkpoint storages, shared by every
+	// TaskManager: a job's subtasks write through its JobMaster's.
+	storages *taskmanager.Storages
 	// ctx is cancelled by Close: it cancels every running job.
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -95,6 +98,7 @@ func NewCluster(opts ClusterOptions) (*Cluster, error) {
 		c.log = slog.New(slog.DiscardHandler)
 	}
 	c.opts.Task.Logger = c.log
+	c.storages = taskmanager.NewStorages(c.log)
 	c.ctx, c.cancel = context.WithCancel(context.Background())
 	c.mu.tms = make(map[string]*taskmanager.TaskManager)
 	c.mu.unserve = make(map[string]func())
@@ -128,6 +132,7 @@ func (c *Cluster) AddTaskManager(n int) (string, error) {
 	c.mu.next++
 	pool := network.NewBufferPool(c.opts.NetworkMemory, c.bufferSize)
 	tm := taskmanager.New(id, n, c.net, pool, c.opts.Task, c.log)
+	tm.ShareStorages(c.storages)
 	unserve, err := c.transport.ServeTaskExecutor(id, taskmanager.NewGateway(tm, c.functions, c.transport))
 	if err != nil {
 		c.mu.Unlock()
@@ -207,6 +212,9 @@ func (c *Cluster) Close() {
 	}
 	for _, tm := range tms {
 		tm.Close()
+	}
+	if err := c.storages.Close(); err != nil {
+		c.log.Warn("close checkpoint storage", "err", err)
 	}
 }
 

@@ -72,6 +72,9 @@ func (c *Cluster) Submit(ctx context.Context, jobID string, jg *graph.JobGraph, 
 		c.jobs.Done()
 	}
 
+	if cp := o.Checkpoints; cp != nil && cp.Storage != nil {
+		c.storages.Use(cp.Storage) // the subtasks write through it
+	}
 	jm, err := jobmaster.New(jobID, jg, nil, c.net, c.jobMasterOptions(o))
 	if err != nil {
 		ended()

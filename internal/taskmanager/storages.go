@@ -10,12 +10,13 @@ import (
 	"github.com/weir-engine/weir/internal/checkpoint/storage"
 )
 
-// storages are the checkpoint storages the TaskManager's subtasks write
-// their snapshots to and restore from, one per root (a path or URL, as a
-// deployment names it). A storage given with UseStorage is shared with its
-// owner (in the embedded cluster, the JobMaster's); any other root is
-// opened on first use and closed with the TaskManager.
-type storages struct {
+// Storages are the checkpoint storages that subtasks write their
+// snapshots to and restore from, one per root (a path or URL, as a
+// deployment names it); the TaskManagers of one cluster may share them. A
+// storage given with Use stays its owner's (in an embedded cluster, the
+// job's, shared with its JobMaster, so that both see one storage and its
+// options); any other root is opened on first use and closed by Close.
+type Storages struct {
 	log *slog.Logger
 	mu  struct {
 		sync.Mutex
@@ -24,20 +25,26 @@ type storages struct {
 	}
 }
 
-func newStorages(log *slog.Logger) *storages {
-	s := &storages{log: log}
+// NewStorages returns an empty set of storages.
+func NewStorages(log *slog.Logger) *Storages {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	s := &Storages{log: log}
 	s.mu.byRoot = make(map[string]*storage.Storage)
 	return s
 }
 
-func (s *storages) use(st *storage.Storage) {
+// Use makes the checkpoints under st.Root() go through st, in place of
+// any storage of that root given or opened before.
+func (s *Storages) Use(st *storage.Storage) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.mu.byRoot[st.Root()] = st
 }
 
 // get returns the storage of root, opening it if none is known.
-func (s *storages) get(ctx context.Context, root string) (*storage.Storage, error) {
+func (s *Storages) get(ctx context.Context, root string) (*storage.Storage, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if st, ok := s.mu.byRoot[root]; ok {
@@ -52,7 +59,8 @@ func (s *storages) get(ctx context.Context, root string) (*storage.Storage, erro
 	return st, nil
 }
 
-func (s *storages) close() error {
+// Close closes the storages opened on demand and forgets them all.
+func (s *Storages) Close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var errs []error

@@ -94,8 +94,10 @@ type TaskManager struct {
 	buffers *network.BufferPool
 	taskCfg task.Config
 	log     *slog.Logger
-	// storages are the checkpoint storages of the jobs' subtasks.
-	storages *storages
+	// storages are the checkpoint storages of the jobs' subtasks, closed
+	// with the TaskManager unless shared (ShareStorages).
+	storages    *Storages
+	ownStorages bool
 
 	mu struct {
 		sync.Mutex
@@ -111,7 +113,7 @@ func New(id string, n int, net *network.Registry, buffers *network.BufferPool, c
 		log = slog.New(slog.DiscardHandler)
 	}
 	tm := &TaskManager{id: id, slots: n, net: net, buffers: buffers, taskCfg: cfg, log: log.With("taskmanager", id)}
-	tm.storages = newStorages(tm.log)
+	tm.storages, tm.ownStorages = NewStorages(tm.log), true
 	tm.mu.running = make(map[taskKey]*runningTask)
 	return tm
 }
@@ -120,7 +122,12 @@ func New(id string, n int, net *network.Registry, buffers *network.BufferPool, c
 // st.Root() through st, which stays its owner's to close (the embedded
 // cluster shares the JobMaster's storage). Any other root a deployment
 // names is opened on first use.
-func (tm *TaskManager) UseStorage(st *storage.Storage) { tm.storages.use(st) }
+func (tm *TaskManager) UseStorage(st *storage.Storage) { tm.storages.Use(st) }
+
+// ShareStorages makes the TaskManager's subtasks find their checkpoint
+// storages in s, which the TaskManagers of a cluster share and its owner
+// closes. Call it before the first Submit.
+func (tm *TaskManager) ShareStorages(s *Storages) { tm.storages, tm.ownStorages = s, false }
 
 // ID names the TaskManager.
 func (tm *TaskManager) ID() string { return tm.id }
@@ -281,7 +288,9 @@ func (tm *TaskManager) Close() {
 	}
 	tm.mu.Unlock()
 	tm.wg.Wait()
-	if err := tm.storages.close(); err != nil {
-		tm.log.Warn("close checkpoint storage", "err", err)
+	if tm.ownStorages {
+		if err := tm.storages.Close(); err != nil {
+			tm.log.Warn("close checkpoint storage", "err", err)
+		}
 	}
 }

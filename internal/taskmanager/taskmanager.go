@@ -99,9 +99,12 @@ type TaskManager struct {
 	storages    *Storages
 	ownStorages bool
 
+	// mu guards the running subtasks and closed; a subtask's goroutine is
+	// added to wg under it, so that Close's Wait never races an Add.
 	mu struct {
 		sync.Mutex
 		running map[taskKey]*runningTask
+		closed  bool
 	}
 	wg sync.WaitGroup
 }
@@ -184,16 +187,22 @@ func (tm *TaskManager) Submit(d Deployment) error {
 	}
 	t := task.New(desc, tm.taskCfg)
 	tm.mu.Lock()
+	var refused error
 	if _, dup := tm.mu.running[key]; dup {
+		refused = fmt.Errorf("taskmanager %s: subtask %v already runs", tm.id, d.ID)
+	} else if tm.mu.closed {
+		refused = fmt.Errorf("taskmanager %s: subtask %v: the TaskManager is closed", tm.id, d.ID)
+	}
+	if refused != nil {
 		tm.mu.Unlock()
 		cancel()
 		tm.buffers.Recycle(buffers)
-		return fmt.Errorf("taskmanager %s: subtask %v already runs", tm.id, d.ID)
+		return refused
 	}
 	tm.mu.running[key] = &runningTask{cancel: cancel, task: t}
+	tm.wg.Add(1)
 	tm.mu.Unlock()
 
-	tm.wg.Add(1)
 	go func() {
 		defer tm.wg.Done()
 		defer cancel()
@@ -280,9 +289,12 @@ func (tm *TaskManager) NotifyCheckpoint(job string, generation int, id scheduler
 	}
 }
 
-// Close cancels every subtask and waits for their goroutines.
+// Close cancels every subtask and waits for their goroutines; a Submit
+// after it (or racing it: a TaskManager lost while a JobMaster deploys)
+// is refused.
 func (tm *TaskManager) Close() {
 	tm.mu.Lock()
+	tm.mu.closed = true
 	for _, r := range tm.mu.running {
 		r.cancel()
 	}

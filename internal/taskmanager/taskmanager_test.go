@@ -331,3 +331,18 @@ func TestBuffersReturnedWhenSubtasksEnd(t *testing.T) {
 		})
 	}
 }
+
+// A TaskManager that was closed refuses new subtasks, and gives their
+// buffers back.
+func TestSubmitAfterCloseIsRefused(t *testing.T) {
+	tm, _ := newTM(t, plenty)
+	tm.Close()
+	d, r := deployment(sourceOnly(t, sourceSpec{n: endless}), 0, 0)
+	if err := tm.Submit(d); err == nil || !strings.Contains(err.Error(), "closed") {
+		t.Fatalf("submit after close: err = %v, want it refused", err)
+	}
+	if n := tm.NetworkBuffersInUse(); n != 0 {
+		t.Errorf("a refused subtask left %d buffers in use", n)
+	}
+	r.none(t)
+}

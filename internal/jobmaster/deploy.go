@@ -127,22 +127,11 @@ func (jm *JobMaster) submit(ctx context.Context, a scheduler.Deploy, rs *restore
 			init = rs.inits[id]
 		}
 		d := jm.descriptor(a.Generation, id, as.Slot, init)
-		// Until the restore handles and the checkpoint messages cross as
-		// messages, the handles of the state the task restores and the
-		// responder its acknowledgements go to cross by reference (see
-		// taskmanager.EmbeddedRestore).
-		embedded := &taskmanager.EmbeddedRestore{Restore: init.Restore}
-		if jm.cp != nil {
-			embedded.Checkpoints = &responder{jm: jm, task: taskID(id), attempt: a.Generation}
-		}
 		if jm.tms[as.Slot.TaskManager] == nil {
 			// Lost while the generation restored: the scheduler failed
 			// its executions already.
 			jm.reportEnded(id, a.Generation, scheduler.ExecFailed, fmt.Errorf("deploy %v: %w: %s", id, scheduler.ErrTaskManagerLost, as.Slot.TaskManager))
 			continue
-		}
-		if embedded.Checkpoints != nil || embedded.Restore != nil {
-			d.Restore.EmbeddedRef = rpc.PutLocal(embedded)
 		}
 		gen := a.Generation
 		jm.opts.RPC.TaskExecutor(as.Slot.TaskManager).SubmitTask(context.Background(), d).OnComplete(
@@ -151,7 +140,6 @@ func (jm *JobMaster) submit(ctx context.Context, a scheduler.Deploy, rs *restore
 					err = rpc.DecodeError(r.GetError())
 				}
 				if err != nil {
-					rpc.TakeLocal(d.GetRestore().GetEmbeddedRef()) // the TaskManager did not take it
 					jm.reportEnded(id, gen, scheduler.ExecFailed, fmt.Errorf("deploy %v to %v: %w", id, as.Slot, err))
 				}
 			})

@@ -12,15 +12,16 @@ import (
 // descriptor is the deployment of subtask id of generation gen into slot,
 // starting from init. The task's operators are named by the job's function
 // spec, its inputs and outputs by the job edges of its vertex; the state it
-// restores is not in the message (see TaskRestore).
+// restores by handles the task reads itself (see rpc.TaskRestore).
 func (jm *JobMaster) descriptor(gen int, id scheduler.ExecutionID, slot slots.ID, init taskmanager.Init) *rpcpb.TaskDeploymentDescriptor {
 	v := jm.graph.Vertices[id.Vertex]
 	d := &rpcpb.TaskDeploymentDescriptor{
 		Task: rpc.TaskKey(jm.jobID, gen, id), Slot: rpc.SlotID(slot), Function: jm.function,
 		Channels:         rpc.Sizing(jm.channels),
 		JobMasterAddress: jm.address,
-		Restore:          &rpcpb.TaskRestore{CheckpointId: init.LastCheckpointID, FinishedOnRestore: init.FinishedOnRestore},
+		Restore:          rpc.TaskRestore(init.Restore),
 	}
+	d.Restore.CheckpointId, d.Restore.FinishedOnRestore = init.LastCheckpointID, init.FinishedOnRestore
 	for _, e := range v.Inputs {
 		g := &rpcpb.InputGateDescriptor{Edge: int32(e.ID), ProducerVertex: int32(e.Source.ID)}
 		for _, p := range graph.ProducersOf(e.Pattern, e.Source.Parallelism, v.Parallelism, id.Subtask) {

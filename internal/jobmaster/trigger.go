@@ -6,7 +6,6 @@ import (
 	"github.com/weir-engine/weir/internal/checkpoint"
 	"github.com/weir-engine/weir/internal/checkpoint/storage"
 	"github.com/weir-engine/weir/internal/network"
-	"github.com/weir-engine/weir/internal/taskmanager"
 )
 
 // savepointWriter goes on with a savepoint trigger once its writer was
@@ -105,26 +104,4 @@ func (jm *JobMaster) declineAll(a checkpoint.Trigger, err error) {
 	if len(a.Tasks) > 0 {
 		jm.events.Push(declineEvent{id: a.ID, task: a.Tasks[0], attempt: jm.sched.Generation(), err: err})
 	}
-}
-
-// responder is a task's CheckpointResponder on the JobMaster's side: it
-// queues what the task's TaskManager reports for the loop.
-type responder struct {
-	jm      *JobMaster
-	task    checkpoint.TaskID
-	attempt int
-}
-
-var _ taskmanager.CheckpointResponder = (*responder)(nil)
-
-func (r *responder) Acknowledge(id int64, st storage.TaskState) {
-	r.jm.events.Push(ackEvent{id: id, task: r.task, state: st, attempt: r.attempt})
-}
-
-func (r *responder) Decline(id int64, err error, partial storage.TaskState) {
-	r.jm.events.Push(declineEvent{id: id, task: r.task, attempt: r.attempt, err: err, partial: partial})
-}
-
-func (r *responder) EndOfData() {
-	r.jm.events.Push(endOfDataEvent{task: r.task, attempt: r.attempt})
 }

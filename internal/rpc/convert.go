@@ -156,6 +156,53 @@ func FromStateHandles(m *rpcpb.TaskStateHandles) storage.TaskState {
 	return out
 }
 
+// TaskRestore is the message of the handles a subtask restores from (nil:
+// it starts empty, and the message carries no location). The caller sets
+// FinishedOnRestore, which is the deployment's, not the snapshot's.
+func TaskRestore(r *storage.TaskRestore) *rpcpb.TaskRestore {
+	if r == nil {
+		return &rpcpb.TaskRestore{}
+	}
+	m := &rpcpb.TaskRestore{CheckpointId: r.CheckpointID, Location: r.Location, Reusable: r.Reusable}
+	for _, o := range r.Operators {
+		om := &rpcpb.OperatorRestore{Uid: o.UID, KeyGroupStart: int32(o.KeyGroupStart), KeyGroupEnd: int32(o.KeyGroupEnd)}
+		for _, h := range o.Keyed {
+			om.Keyed = append(om.Keyed, keyedHandle(h))
+		}
+		for _, l := range o.Lists {
+			om.Lists = append(om.Lists, listState(l))
+		}
+		m.Operators = append(m.Operators, om)
+	}
+	for _, h := range r.ChannelState {
+		m.ChannelState = append(m.ChannelState, streamHandle(h))
+	}
+	return m
+}
+
+// FromTaskRestore returns the handles m carries, or nil when it names no
+// snapshot (the subtask starts empty).
+func FromTaskRestore(m *rpcpb.TaskRestore) *storage.TaskRestore {
+	if m.GetLocation() == "" {
+		return nil
+	}
+	r := &storage.TaskRestore{CheckpointID: m.GetCheckpointId(), Location: m.GetLocation(), Reusable: m.GetReusable()}
+	for _, om := range m.GetOperators() {
+		o := storage.OperatorRestore{UID: om.GetUid(), KeyGroupStart: int(om.GetKeyGroupStart()), KeyGroupEnd: int(om.GetKeyGroupEnd())}
+		for _, h := range om.GetKeyed() {
+			o.Keyed = append(o.Keyed, fromKeyedHandle(h))
+		}
+		for _, l := range om.GetLists() {
+			o.Lists = append(o.Lists, fromListState(l))
+		}
+		r.Operators = append(r.Operators, o)
+	}
+	for _, h := range m.GetChannelState() {
+		r.ChannelState = append(r.ChannelState, fromStreamHandle(h))
+	}
+	return r
+}
+
 func listState(l storage.OperatorListState) *rpcpb.OperatorListState {
 	return &rpcpb.OperatorListState{Name: l.Name, Mode: rpcpb.ListMode(l.Mode), Entries: l.Entries}
 }

@@ -59,6 +59,38 @@ func TestStateHandlesRoundTrip(t *testing.T) {
 	}
 }
 
+// A deployment's restore handles come back as they were after crossing as
+// bytes; no handles (a fresh start) come back as none.
+func TestTaskRestoreRoundTrip(t *testing.T) {
+	cases := map[string]*storage.TaskRestore{
+		"fresh start": nil,
+		"no state":    {CheckpointID: 3, Location: "/sp/savepoint-1"},
+		"full": {CheckpointID: 12, Location: "/ckpt/job/chk-12", Reusable: true,
+			Operators: []storage.OperatorRestore{
+				{UID: "src", KeyGroupStart: 4, KeyGroupEnd: 7, Keyed: []storage.KeyedStateHandle{
+					{KeyGroupStart: 0, KeyGroupEnd: 5, Offsets: []int64{0, 3, 6, 9, 12, 15}, Stream: storage.StreamHandle{Path: "v0-o0-s0-keyed", Size: 18, CRC: 2}},
+					{KeyGroupStart: 6, KeyGroupEnd: 9, Offsets: []int64{0, 1, 2, 3}, Stream: storage.StreamHandle{Inline: []byte("abcd"), Size: 4, CRC: 8},
+						Shared: []storage.SharedFile{{Key: "src/1/000007.sst", Path: "shared/x", Size: 70, CRC: 1, HasCRC: true}}},
+				}, Lists: []storage.OperatorListState{{Name: "offsets", Mode: storage.ModeSplit, Entries: [][]byte{[]byte("p0@5")}}}},
+				{UID: "map", KeyGroupStart: 4, KeyGroupEnd: 7},
+			},
+			ChannelState: []storage.StreamHandle{{}, {Path: "v1-s0-ch1", Size: 40, CRC: 3}},
+		},
+	}
+	for name, r := range cases {
+		t.Run(name, func(t *testing.T) {
+			m := through(t, rpc.TaskRestore(r))
+			got := rpc.FromTaskRestore(m)
+			if (got == nil) != (r == nil) || (r != nil && fmt.Sprintf("%+v", *got) != fmt.Sprintf("%+v", *r)) {
+				t.Fatalf("got %+v\nwant %+v", got, r)
+			}
+			if r != nil && m.GetCheckpointId() != r.CheckpointID {
+				t.Fatalf("message names checkpoint %d, want %d", m.GetCheckpointId(), r.CheckpointID)
+			}
+		})
+	}
+}
+
 // A barrier keeps every field.
 func TestBarrierRoundTrip(t *testing.T) {
 	for _, b := range []network.CheckpointBarrier{
@@ -66,6 +98,7 @@ func TestBarrierRoundTrip(t *testing.T) {
 		{ID: 7, Timestamp: 5, Unaligned: true, AlignedTimeout: 250},
 		{ID: 9, Savepoint: true, Drain: true},
 		{ID: 10, Savepoint: true, Terminate: true},
+		{ID: 11, Location: "/ckpt/job/chk-11"},
 	} {
 		if got := rpc.FromBarrier(through(t, rpc.Barrier(b))); got != b {
 			t.Errorf("got %+v, want %+v", got, b)

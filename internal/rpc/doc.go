@@ -20,10 +20,13 @@
 // off otherwise (the messages are then handed over as they are, which the
 // gateways' types already restrict to messages).
 //
-// Two things still cross by reference inside one process, each by an id a
-// message carries and only a receiver in the same process can resolve: an
-// error's identity (so errors.Is finds a user's sentinel in embedded mode;
-// the message carries its text and kinds for any other receiver), and,
-// until tasks read their restored state themselves, the state the JobMaster
-// read for a task (TaskRestore.embedded_ref). See Handoff.
+// Checkpointed state crosses only as handles (TaskStateHandles in
+// acknowledgements and declines, TaskRestore in deployments); convert.go
+// maps them to and from the checkpoint storage's types. One thing still
+// crosses by reference inside one process, by an id a message carries and
+// only a receiver in the same process can resolve: an error's identity (so
+// errors.Is finds a user's sentinel in embedded mode; the message carries
+// its text and kinds for any other receiver). See Handoff. (A function
+// spec's embedded job resolves in a process-local table by design, see
+// internal/funcspec.)
 package rpc

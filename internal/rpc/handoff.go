@@ -4,8 +4,7 @@ import "sync"
 
 // Handoff holds values that a message refers to by id and that only a
 // receiver in the same process can take: the process-local side of the
-// "embedded" references (an error's identity, state the JobMaster read for
-// a task). Each value is taken at most once; ids are never reused, so a
+// "embedded" references (an error's identity). Each value is taken at most once; ids are never reused, so a
 // reference from another process (or a taken one) finds nothing.
 type Handoff struct {
 	mu struct {

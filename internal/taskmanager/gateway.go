@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/weir-engine/weir/internal/checkpoint/storage"
 	"github.com/weir-engine/weir/internal/funcspec"
 	"github.com/weir-engine/weir/internal/rpc"
 	"github.com/weir-engine/weir/internal/rpc/rpcpb"
@@ -13,26 +12,15 @@ import (
 
 // The TaskManager's side of the boundary: Gateway is its
 // rpc.TaskExecutorGateway. It resolves a deployment's function spec to the
-// job graph, reports the subtask's state changes and asks for splits
-// through the rpc.JobMasterGateway the deployment names.
+// job graph and its TaskRestore to the handles the subtask reads; it
+// reports the subtask's state changes, sends its checkpoint
+// acknowledgements, declines and end of data (gatewayResponder) and asks
+// for splits through the rpc.JobMasterGateway the deployment names.
 
 // JobMasters finds the gateway of the JobMaster at an address.
 type JobMasters interface {
 	JobMaster(addr string) rpc.JobMasterGateway
 }
-
-// EmbeddedRestore is what a deployment's TaskRestore.embedded_ref refers
-// to: the handles of the state the subtask restores (it reads them itself)
-// and the JobMaster's side of its checkpoint messages. It crosses by
-// reference, inside one process only, until both cross as messages.
-type EmbeddedRestore struct {
-	Restore     *storage.TaskRestore
-	Checkpoints CheckpointResponder
-}
-
-// ErrNoEmbeddedRestore: a deployment refers to restore state that this
-// process does not hold.
-var ErrNoEmbeddedRestore = errors.New("taskmanager: the deployment's embedded restore state is not in this process")
 
 // Gateway serves a TaskManager over rpc.
 type Gateway struct {
@@ -60,15 +48,6 @@ func (g *Gateway) SubmitTask(_ context.Context, d *rpcpb.TaskDeploymentDescripto
 
 // deployment turns a descriptor into a Deployment.
 func (g *Gateway) deployment(d *rpcpb.TaskDeploymentDescriptor) (Deployment, error) {
-	// Take the embedded state first, so that a deployment that fails
-	// leaves nothing behind in the process.
-	var embedded *EmbeddedRestore
-	if ref := d.GetRestore().GetEmbeddedRef(); ref != 0 {
-		v, ok := rpc.TakeLocal(ref)
-		if embedded, _ = v.(*EmbeddedRestore); !ok || embedded == nil {
-			return Deployment{}, ErrNoEmbeddedRestore
-		}
-	}
 	jobID, gen, id := rpc.FromTaskKey(d.GetTask())
 	jg, err := g.functions.Resolve(d.GetFunction())
 	if err != nil {
@@ -81,6 +60,7 @@ func (g *Gateway) deployment(d *rpcpb.TaskDeploymentDescriptor) (Deployment, err
 		NoFinalCheckpoint: d.GetCheckpointing().GetNoFinalCheckpoint(),
 		LastCheckpointID:  d.GetRestore().GetCheckpointId(),
 		FinishedOnRestore: d.GetRestore().GetFinishedOnRestore(),
+		Restore:           rpc.FromTaskRestore(d.GetRestore()),
 		RequestSplit: func(uid string, _ int, reply func([]byte, bool)) {
 			jm.RequestSplit(context.Background(), &rpcpb.SplitRequest{Task: key, OperatorUid: uid}).OnComplete(
 				func(a *rpcpb.SplitAssignment, err error) {
@@ -96,9 +76,7 @@ func (g *Gateway) deployment(d *rpcpb.TaskDeploymentDescriptor) (Deployment, err
 	}
 	if init.Checkpointing {
 		init.CheckpointStorage = d.GetCheckpointing().GetStorage()
-	}
-	if embedded != nil {
-		init.Restore, init.Checkpoints = embedded.Restore, embedded.Checkpoints
+		init.Checkpoints = &gatewayResponder{jm: jm, task: key, log: g.tm.log.With("task", id)}
 	}
 	return Deployment{
 		JobID: jobID, Generation: gen, Graph: jg, ID: id, Slot: rpc.FromSlotID(d.GetSlot()), Channels: rpc.FromSizing(d.GetChannels()),

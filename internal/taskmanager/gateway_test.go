@@ -15,10 +15,29 @@ import (
 )
 
 // jobMaster is a JobMasterGateway that hands the state updates it receives
-// to the test as the runtime's reports.
+// to the test as the runtime's reports, and the checkpoint messages as they
+// arrived.
 type jobMaster struct {
 	rpc.JobMasterGateway // calls these tests do not make
 	updates              chan taskmanager.Report
+	acks                 chan *rpcpb.AcknowledgeCheckpoint
+	declines             chan *rpcpb.DeclineCheckpoint
+	endOfData            chan *rpcpb.EndOfData
+}
+
+func (j *jobMaster) AcknowledgeCheckpoint(_ context.Context, m *rpcpb.AcknowledgeCheckpoint) *rpc.Future[*rpcpb.Ack] {
+	j.acks <- m
+	return rpc.Completed(&rpcpb.Ack{}, nil)
+}
+
+func (j *jobMaster) DeclineCheckpoint(_ context.Context, m *rpcpb.DeclineCheckpoint) *rpc.Future[*rpcpb.Ack] {
+	j.declines <- m
+	return rpc.Completed(&rpcpb.Ack{}, nil)
+}
+
+func (j *jobMaster) EndOfData(_ context.Context, m *rpcpb.EndOfData) *rpc.Future[*rpcpb.Ack] {
+	j.endOfData <- m
+	return rpc.Completed(&rpcpb.Ack{}, nil)
 }
 
 func (j *jobMaster) UpdateTaskExecutionState(_ context.Context, m *rpcpb.TaskExecutionState) *rpc.Future[*rpcpb.UpdateTaskExecutionStateResponse] {
@@ -34,7 +53,9 @@ func (j *jobMaster) UpdateTaskExecutionState(_ context.Context, m *rpcpb.TaskExe
 // gatewayRig is a real TaskManager served over an encoding transport, with
 // a recording JobMaster and the job embedded in the function table.
 type gatewayRig struct {
+	tm      *taskmanager.TaskManager
 	te      rpc.TaskExecutorGateway
+	jm      *jobMaster
 	updates reports
 	spec    *rpcpb.FunctionSpec
 }
@@ -49,7 +70,8 @@ func newGatewayRig(t *testing.T, j job) gatewayRig {
 		t.Fatal(err)
 	}
 	t.Cleanup(release)
-	jm := &jobMaster{updates: make(chan taskmanager.Report, 8)}
+	jm := &jobMaster{updates: make(chan taskmanager.Report, 8), acks: make(chan *rpcpb.AcknowledgeCheckpoint, 4),
+		declines: make(chan *rpcpb.DeclineCheckpoint, 4), endOfData: make(chan *rpcpb.EndOfData, 4)}
 	for _, serve := range []func() (func(), error){
 		func() (func(), error) { return transport.ServeJobMaster("jm", jm) },
 		func() (func(), error) {
@@ -62,7 +84,7 @@ func newGatewayRig(t *testing.T, j job) gatewayRig {
 		}
 		t.Cleanup(stop)
 	}
-	return gatewayRig{te: transport.TaskExecutor(tmID), updates: jm.updates, spec: spec}
+	return gatewayRig{tm: tm, te: transport.TaskExecutor(tmID), jm: jm, updates: jm.updates, spec: spec}
 }
 
 func (r gatewayRig) descriptor(gen int, spec *rpcpb.FunctionSpec) *rpcpb.TaskDeploymentDescriptor {
@@ -167,37 +189,26 @@ func TestGatewayControlsTheSubtask(t *testing.T) {
 	}
 }
 
-// A deployment whose spec names another graph, or whose embedded restore
-// state is not in the process, is refused with an error that says so;
-// nothing runs and nothing is left behind.
+// A deployment whose spec names another graph, or no graph of this
+// process, is refused with an error that says so; nothing runs and
+// nothing is left behind.
 func TestGatewayRefusesBadDeployments(t *testing.T) {
 	rig := newGatewayRig(t, sourceOnly(t, sourceSpec{n: 1}))
 	other := sourceToSink(t, sourceSpec{n: 1})
 	wrongGraph := rig.descriptor(0, rig.spec)
 	wrongGraph.Function.GraphFingerprint = other.graph.Fingerprint()
-	missingState := rig.descriptor(0, rig.spec)
-	missingState.Restore = &rpcpb.TaskRestore{EmbeddedRef: 1 << 60}
-	taken := func() *rpcpb.TaskDeploymentDescriptor {
-		d := rig.descriptor(0, &rpcpb.FunctionSpec{})
-		d.Restore = &rpcpb.TaskRestore{EmbeddedRef: rpc.PutLocal(&taskmanager.EmbeddedRestore{})}
-		return d
-	}
-	same := func(d *rpcpb.TaskDeploymentDescriptor) func() *rpcpb.TaskDeploymentDescriptor {
-		return func() *rpcpb.TaskDeploymentDescriptor { return d }
-	}
 	cases := []struct {
 		name string
-		d    func() *rpcpb.TaskDeploymentDescriptor
+		d    *rpcpb.TaskDeploymentDescriptor
 		want error
 		text string
 	}{
-		{"fingerprint mismatch", same(wrongGraph), funcspec.ErrFingerprintMismatch, "graph fingerprint mismatch"},
-		{"restore state not in the process", same(missingState), taskmanager.ErrNoEmbeddedRestore, "not in this process"},
-		{"unknown spec, state taken", taken, funcspec.ErrUnknown, "unknown function spec"},
+		{"fingerprint mismatch", wrongGraph, funcspec.ErrFingerprintMismatch, "graph fingerprint mismatch"},
+		{"unknown spec", rig.descriptor(0, &rpcpb.FunctionSpec{}), funcspec.ErrUnknown, "unknown function spec"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			err := rig.submit(t, c.d())
+			err := rig.submit(t, c.d)
 			if !errors.Is(err, c.want) || !strings.Contains(err.Error(), c.text) {
 				t.Fatalf("err = %v; want %v", err, c.want)
 			}

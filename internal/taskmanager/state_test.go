@@ -11,11 +11,14 @@ import (
 
 	"github.com/weir-engine/weir/internal/checkpoint/storage"
 	"github.com/weir-engine/weir/internal/graph"
+	"github.com/weir-engine/weir/internal/network"
 	"github.com/weir-engine/weir/internal/op"
 	"github.com/weir-engine/weir/internal/restore"
+	"github.com/weir-engine/weir/internal/rpc"
+	"github.com/weir-engine/weir/internal/rpc/rpcpb"
 	"github.com/weir-engine/weir/internal/scheduler"
-	"github.com/weir-engine/weir/internal/taskmanager"
 	"github.com/weir-engine/weir/internal/typeinfo"
+	"google.golang.org/protobuf/proto"
 )
 
 // statefulSource emits nothing and never ends; its snapshot holds keyed
@@ -66,10 +69,13 @@ func statefulJob(t *testing.T, restored chan<- *op.Restored) *graph.JobGraph {
 	return graph.BuildJobGraph(sg)
 }
 
-// A subtask writes its own snapshot into the directory its trigger names
-// and acknowledges with handles only; deployed again with the handles of
-// the committed checkpoint, it reads its state back itself. A damaged
-// state file fails the restored subtask unrecoverably, naming the file.
+// A subtask deployed through the gateway writes its own snapshot into the
+// directory its trigger names and acknowledges with handles only, as an
+// AcknowledgeCheckpoint message; a trigger that names no directory comes
+// back as a DeclineCheckpoint. Deployed again with the handles of the
+// committed checkpoint in its TaskRestore message, it reads its state back
+// itself, through the storage the deployment names. A damaged state file
+// fails the restored subtask unrecoverably, naming the file.
 func TestSubtaskWritesAndRestoresItsOwnState(t *testing.T) {
 	ctx := context.Background()
 	root := t.TempDir()
@@ -78,37 +84,49 @@ func TestSubtaskWritesAndRestoresItsOwnState(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	tm, _ := newTM(t, plenty)
-	tm.UseStorage(st)
 	opened := make(chan *op.Restored, 1)
 	jg := statefulJob(t, opened)
-	deploy := func(gen int, r *storage.TaskRestore) (taskmanager.Deployment, reports, *acks) {
-		d, rep := deployment(job{graph: jg}, gen, 0)
-		a := newAcks()
-		d.Init = taskmanager.Init{Checkpointing: true, Checkpoints: a, CheckpointStorage: st.Root(), Restore: r}
-		if r != nil {
-			d.Init.LastCheckpointID = r.CheckpointID
-		}
-		if err := tm.Submit(d); err != nil {
+	rig := newGatewayRig(t, job{graph: jg})
+	// As in the embedded cluster: the subtasks write through the job's
+	// storage and its options (here: no inline streams).
+	rig.tm.UseStorage(st)
+	key := func(gen int) *rpcpb.TaskKey { return rpc.TaskKey("job", gen, scheduler.ExecutionID{}) }
+	deploy := func(gen int, r *storage.TaskRestore) {
+		d := rig.descriptor(gen, rig.spec)
+		d.Checkpointing = &rpcpb.CheckpointingConfig{Enabled: true, Storage: root}
+		d.Restore = rpc.TaskRestore(r)
+		if err := rig.submit(t, d); err != nil {
 			t.Fatal(err)
 		}
-		return d, rep, a
+	}
+	trigger := func(gen int, b network.CheckpointBarrier) {
+		resp, err := rig.te.TriggerCheckpoint(ctx, &rpcpb.TriggerCheckpointRequest{Task: key(gen), Barrier: rpc.Barrier(b)}).Wait(ctx)
+		if err != nil || !resp.GetAccepted() {
+			t.Fatalf("trigger of checkpoint %d: %v, accepted %v", b.ID, err, resp.GetAccepted())
+		}
+	}
+	cancel := func(gen int) {
+		if _, err := rig.te.CancelTask(ctx, &rpcpb.CancelTaskRequest{Task: key(gen)}).Wait(ctx); err != nil {
+			t.Fatal(err)
+		}
+		rig.updates.expect(t, scheduler.ExecCanceled)
 	}
 
-	d, rep, a := deploy(0, nil)
+	deploy(0, nil)
 	if r := <-opened; r != nil {
 		t.Fatalf("a fresh subtask restored %+v", r)
 	}
-	rep.expect(t, scheduler.ExecRunning)
+	rig.updates.expect(t, scheduler.ExecRunning)
 	b := checkpointAt(t, st, 1)
-	if !tm.TriggerCheckpoint("job", 0, d.ID, b) {
-		t.Fatal("trigger refused")
+	trigger(0, b)
+	m := <-rig.jm.acks
+	if !proto.Equal(m.GetTask(), key(0)) || m.GetCheckpointId() != 1 {
+		t.Fatalf("acknowledgement of %v, checkpoint %d; want subtask %v, checkpoint 1", m.GetTask(), m.GetCheckpointId(), key(0))
 	}
-	<-a.acked
-	ack := <-a.states
+	ack := rpc.FromStateHandles(m.GetState())
 	sub, ok := ack.Operators["src"]
-	if !ok || len(sub.Keyed) != 1 || len(sub.OperatorLists) != 1 {
-		t.Fatalf("acknowledged %+v, want the keyed handle and the list of src", ack)
+	if ack.Location != b.Location || !ok || len(sub.Keyed) != 1 || len(sub.OperatorLists) != 1 {
+		t.Fatalf("acknowledged %+v, want the keyed handle and the list of src at %s", ack, b.Location)
 	}
 	stream := sub.Keyed[0].Stream
 	if stream.Inline != nil || stream.Path == "" {
@@ -118,8 +136,12 @@ func TestSubtaskWritesAndRestoresItsOwnState(t *testing.T) {
 	if _, err := os.Stat(file); err != nil {
 		t.Fatalf("the subtask did not write its state file: %v", err)
 	}
-	tm.Cancel("job", 0, d.ID)
-	rep.expect(t, scheduler.ExecCanceled)
+	trigger(0, network.CheckpointBarrier{ID: 2})
+	dm := <-rig.jm.declines
+	if reason := rpc.DecodeError(dm.GetReason()); dm.GetCheckpointId() != 2 || reason == nil || !strings.Contains(reason.Error(), "no snapshot location") {
+		t.Fatalf("decline of checkpoint %d: %v; want checkpoint 2 declined for want of a location", dm.GetCheckpointId(), reason)
+	}
+	cancel(0)
 
 	// What the JobMaster does: metadata from the handles, committed.
 	v := jg.Vertices[0]
@@ -140,9 +162,9 @@ func TestSubtaskWritesAndRestoresItsOwnState(t *testing.T) {
 	}
 	handles := &storage.TaskRestore{CheckpointID: 1, Location: loc, Operators: ops["src"].Subtasks}
 
-	_, rep, _ = deploy(1, handles)
+	deploy(1, handles)
 	got := <-opened
-	rep.expect(t, scheduler.ExecRunning)
+	rig.updates.expect(t, scheduler.ExecRunning)
 	if got == nil || got.CheckpointID != 1 || len(got.KeyGroups) != v.Chain[0].MaxParallelism {
 		t.Fatalf("restored %+v, want every key group of checkpoint 1", got)
 	}
@@ -154,8 +176,7 @@ func TestSubtaskWritesAndRestoresItsOwnState(t *testing.T) {
 	if l := got.List("offsets"); len(l) != 1 || string(l[0]) != "at-1" {
 		t.Errorf("list restored %q, want [at-1]", l)
 	}
-	tm.Cancel("job", 1, d.ID)
-	rep.expect(t, scheduler.ExecCanceled)
+	cancel(1)
 
 	fi, err := os.Stat(file)
 	if err != nil {
@@ -164,13 +185,38 @@ func TestSubtaskWritesAndRestoresItsOwnState(t *testing.T) {
 	if err := os.WriteFile(file, make([]byte, fi.Size()), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, rep, _ = deploy(2, handles)
-	r := rep.next(t)
+	deploy(2, handles)
+	r := rig.updates.next(t)
 	if r.State != scheduler.ExecFailed || !errors.Is(r.Err, scheduler.ErrUnrecoverable) || !errors.Is(r.Err, storage.ErrCorrupt) ||
 		!strings.Contains(r.Err.Error(), stream.Path) {
 		t.Fatalf("restore from a damaged file: %s %v, want FAILED, unrecoverable, corrupt, naming %s", r.State, r.Err, stream.Path)
 	}
 	if len(opened) != 0 {
 		t.Error("the subtask opened its operator on damaged state")
+	}
+	if n := rpc.PendingLocal(); n != 0 {
+		t.Fatalf("%d embedded references left in the process", n)
+	}
+}
+
+// A subtask whose operators finished tells its JobMaster so by an
+// EndOfData message, before it reports FINISHED.
+func TestSubtaskSendsEndOfData(t *testing.T) {
+	rig := newGatewayRig(t, sourceOnly(t, sourceSpec{n: 1}))
+	d := rig.descriptor(0, rig.spec)
+	d.Checkpointing = &rpcpb.CheckpointingConfig{Enabled: true, NoFinalCheckpoint: true, Storage: t.TempDir()}
+	if err := rig.submit(t, d); err != nil {
+		t.Fatal(err)
+	}
+	rig.updates.expect(t, scheduler.ExecRunning)
+	rig.updates.expect(t, scheduler.ExecFinished)
+	// One sender's calls arrive in their order: the end of data is there.
+	select {
+	case m := <-rig.jm.endOfData:
+		if !proto.Equal(m.GetTask(), d.GetTask()) {
+			t.Fatalf("end of data of %v, want %v", m.GetTask(), d.GetTask())
+		}
+	default:
+		t.Fatal("FINISHED reported without an end of data before it")
 	}
 }

@@ -14,9 +14,10 @@ import (
 	"github.com/weir-engine/weir/internal/task"
 )
 
-// CheckpointResponder is the JobMaster's side of a subtask's checkpoint
-// messages. An acknowledgement carries the handles of the state the
-// subtask wrote, never the state. Its methods must not block; they are
+// CheckpointResponder is where a subtask's checkpoint messages go: for a
+// deployment through the Gateway, the JobMaster's gateway, as messages
+// (gatewayResponder). An acknowledgement carries the handles of the state
+// the subtask wrote, never the state. Its methods must not block; they are
 // called from the subtask's goroutine and from its writers'.
 type CheckpointResponder interface {
 	Acknowledge(checkpointID int64, state storage.TaskState)

@@ -275,19 +275,30 @@ func (x *CheckpointingConfig) GetStorage() string {
 	return ""
 }
 
-// TaskRestore is what a task starts from.
+// TaskRestore is what a task starts from: handles into one snapshot,
+// already mapped to this subtask (key groups, list entries and channels
+// redistributed for the new parallelism). The task reads the state itself,
+// through the checkpoint storage of CheckpointingConfig.storage (or, for a
+// job without checkpoints, of location).
 type TaskRestore struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The checkpoint restored from (0: none).
 	CheckpointId int64 `protobuf:"varint,1,opt,name=checkpoint_id,json=checkpointId,proto3" json:"checkpoint_id,omitempty"`
 	// The subtask's operator had fully finished at that checkpoint.
 	FinishedOnRestore bool `protobuf:"varint,2,opt,name=finished_on_restore,json=finishedOnRestore,proto3" json:"finished_on_restore,omitempty"`
-	// Handles to the subtask's state in checkpoint storage.
-	State *TaskStateHandles `protobuf:"bytes,3,opt,name=state,proto3" json:"state,omitempty"`
-	// A reference, valid only inside the deploying process, to state the
-	// JobMaster already read (embedded mode, until tasks read their state
-	// themselves); 0 for none.
-	EmbeddedRef   uint64 `protobuf:"varint,4,opt,name=embedded_ref,json=embeddedRef,proto3" json:"embedded_ref,omitempty"`
+	// The snapshot directory the handles' paths are relative to (empty: the
+	// task starts empty).
+	Location string `protobuf:"bytes,5,opt,name=location,proto3" json:"location,omitempty"`
+	// The snapshot is a checkpoint of this job in its own checkpoint
+	// storage: an incremental backend may reference its shared files from
+	// later checkpoints instead of uploading them again.
+	Reusable bool `protobuf:"varint,6,opt,name=reusable,proto3" json:"reusable,omitempty"`
+	// The state of each operator of the chain that has any to restore.
+	Operators []*OperatorRestore `protobuf:"bytes,7,rep,name=operators,proto3" json:"operators,omitempty"`
+	// The in-flight input data of an unaligned checkpoint, one stream per
+	// input channel of the chain's head; empty handles for channels without
+	// data.
+	ChannelState  []*StreamHandle `protobuf:"bytes,8,rep,name=channel_state,json=channelState,proto3" json:"channel_state,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -336,18 +347,32 @@ func (x *TaskRestore) GetFinishedOnRestore() bool {
 	return false
 }
 
-func (x *TaskRestore) GetState() *TaskStateHandles {
+func (x *TaskRestore) GetLocation() string {
 	if x != nil {
-		return x.State
+		return x.Location
+	}
+	return ""
+}
+
+func (x *TaskRestore) GetReusable() bool {
+	if x != nil {
+		return x.Reusable
+	}
+	return false
+}
+
+func (x *TaskRestore) GetOperators() []*OperatorRestore {
+	if x != nil {
+		return x.Operators
 	}
 	return nil
 }
 
-func (x *TaskRestore) GetEmbeddedRef() uint64 {
+func (x *TaskRestore) GetChannelState() []*StreamHandle {
 	if x != nil {
-		return x.EmbeddedRef
+		return x.ChannelState
 	}
-	return 0
+	return nil
 }
 
 // TaskDeploymentDescriptor deploys one subtask into a slot.
@@ -606,12 +631,14 @@ const file_weir_rpc_v1_deployment_proto_rawDesc = "" +
 	"\x13CheckpointingConfig\x12\x18\n" +
 	"\aenabled\x18\x01 \x01(\bR\aenabled\x12.\n" +
 	"\x13no_final_checkpoint\x18\x02 \x01(\bR\x11noFinalCheckpoint\x12\x18\n" +
-	"\astorage\x18\x03 \x01(\tR\astorage\"\xba\x01\n" +
+	"\astorage\x18\x03 \x01(\tR\astorage\"\xb7\x02\n" +
 	"\vTaskRestore\x12#\n" +
 	"\rcheckpoint_id\x18\x01 \x01(\x03R\fcheckpointId\x12.\n" +
-	"\x13finished_on_restore\x18\x02 \x01(\bR\x11finishedOnRestore\x123\n" +
-	"\x05state\x18\x03 \x01(\v2\x1d.weir.rpc.v1.TaskStateHandlesR\x05state\x12!\n" +
-	"\fembedded_ref\x18\x04 \x01(\x04R\vembeddedRef\"\x82\x04\n" +
+	"\x13finished_on_restore\x18\x02 \x01(\bR\x11finishedOnRestore\x12\x1a\n" +
+	"\blocation\x18\x05 \x01(\tR\blocation\x12\x1a\n" +
+	"\breusable\x18\x06 \x01(\bR\breusable\x12:\n" +
+	"\toperators\x18\a \x03(\v2\x1c.weir.rpc.v1.OperatorRestoreR\toperators\x12>\n" +
+	"\rchannel_state\x18\b \x03(\v2\x19.weir.rpc.v1.StreamHandleR\fchannelStateJ\x04\b\x03\x10\x04J\x04\b\x04\x10\x05R\x05stateR\fembedded_ref\"\x82\x04\n" +
 	"\x18TaskDeploymentDescriptor\x12(\n" +
 	"\x04task\x18\x01 \x01(\v2\x14.weir.rpc.v1.TaskKeyR\x04task\x12'\n" +
 	"\x04slot\x18\x02 \x01(\v2\x13.weir.rpc.v1.SlotIdR\x04slot\x125\n" +
@@ -657,31 +684,33 @@ var file_weir_rpc_v1_deployment_proto_goTypes = []any{
 	(*SubmitTaskResponse)(nil),        // 6: weir.rpc.v1.SubmitTaskResponse
 	(*CancelTaskRequest)(nil),         // 7: weir.rpc.v1.CancelTaskRequest
 	(*CancelTaskResponse)(nil),        // 8: weir.rpc.v1.CancelTaskResponse
-	(*TaskStateHandles)(nil),          // 9: weir.rpc.v1.TaskStateHandles
-	(*TaskKey)(nil),                   // 10: weir.rpc.v1.TaskKey
-	(*SlotId)(nil),                    // 11: weir.rpc.v1.SlotId
-	(*FunctionSpec)(nil),              // 12: weir.rpc.v1.FunctionSpec
-	(*ChannelSizing)(nil),             // 13: weir.rpc.v1.ChannelSizing
-	(*Error)(nil),                     // 14: weir.rpc.v1.Error
+	(*OperatorRestore)(nil),           // 9: weir.rpc.v1.OperatorRestore
+	(*StreamHandle)(nil),              // 10: weir.rpc.v1.StreamHandle
+	(*TaskKey)(nil),                   // 11: weir.rpc.v1.TaskKey
+	(*SlotId)(nil),                    // 12: weir.rpc.v1.SlotId
+	(*FunctionSpec)(nil),              // 13: weir.rpc.v1.FunctionSpec
+	(*ChannelSizing)(nil),             // 14: weir.rpc.v1.ChannelSizing
+	(*Error)(nil),                     // 15: weir.rpc.v1.Error
 }
 var file_weir_rpc_v1_deployment_proto_depIdxs = []int32{
 	0,  // 0: weir.rpc.v1.ResultPartitionDescriptor.type:type_name -> weir.rpc.v1.PartitionType
-	9,  // 1: weir.rpc.v1.TaskRestore.state:type_name -> weir.rpc.v1.TaskStateHandles
-	10, // 2: weir.rpc.v1.TaskDeploymentDescriptor.task:type_name -> weir.rpc.v1.TaskKey
-	11, // 3: weir.rpc.v1.TaskDeploymentDescriptor.slot:type_name -> weir.rpc.v1.SlotId
-	12, // 4: weir.rpc.v1.TaskDeploymentDescriptor.function:type_name -> weir.rpc.v1.FunctionSpec
-	13, // 5: weir.rpc.v1.TaskDeploymentDescriptor.channels:type_name -> weir.rpc.v1.ChannelSizing
-	2,  // 6: weir.rpc.v1.TaskDeploymentDescriptor.inputs:type_name -> weir.rpc.v1.InputGateDescriptor
-	1,  // 7: weir.rpc.v1.TaskDeploymentDescriptor.outputs:type_name -> weir.rpc.v1.ResultPartitionDescriptor
-	3,  // 8: weir.rpc.v1.TaskDeploymentDescriptor.checkpointing:type_name -> weir.rpc.v1.CheckpointingConfig
-	4,  // 9: weir.rpc.v1.TaskDeploymentDescriptor.restore:type_name -> weir.rpc.v1.TaskRestore
-	14, // 10: weir.rpc.v1.SubmitTaskResponse.error:type_name -> weir.rpc.v1.Error
-	10, // 11: weir.rpc.v1.CancelTaskRequest.task:type_name -> weir.rpc.v1.TaskKey
-	12, // [12:12] is the sub-list for method output_type
-	12, // [12:12] is the sub-list for method input_type
-	12, // [12:12] is the sub-list for extension type_name
-	12, // [12:12] is the sub-list for extension extendee
-	0,  // [0:12] is the sub-list for field type_name
+	9,  // 1: weir.rpc.v1.TaskRestore.operators:type_name -> weir.rpc.v1.OperatorRestore
+	10, // 2: weir.rpc.v1.TaskRestore.channel_state:type_name -> weir.rpc.v1.StreamHandle
+	11, // 3: weir.rpc.v1.TaskDeploymentDescriptor.task:type_name -> weir.rpc.v1.TaskKey
+	12, // 4: weir.rpc.v1.TaskDeploymentDescriptor.slot:type_name -> weir.rpc.v1.SlotId
+	13, // 5: weir.rpc.v1.TaskDeploymentDescriptor.function:type_name -> weir.rpc.v1.FunctionSpec
+	14, // 6: weir.rpc.v1.TaskDeploymentDescriptor.channels:type_name -> weir.rpc.v1.ChannelSizing
+	2,  // 7: weir.rpc.v1.TaskDeploymentDescriptor.inputs:type_name -> weir.rpc.v1.InputGateDescriptor
+	1,  // 8: weir.rpc.v1.TaskDeploymentDescriptor.outputs:type_name -> weir.rpc.v1.ResultPartitionDescriptor
+	3,  // 9: weir.rpc.v1.TaskDeploymentDescriptor.checkpointing:type_name -> weir.rpc.v1.CheckpointingConfig
+	4,  // 10: weir.rpc.v1.TaskDeploymentDescriptor.restore:type_name -> weir.rpc.v1.TaskRestore
+	15, // 11: weir.rpc.v1.SubmitTaskResponse.error:type_name -> weir.rpc.v1.Error
+	11, // 12: weir.rpc.v1.CancelTaskRequest.task:type_name -> weir.rpc.v1.TaskKey
+	13, // [13:13] is the sub-list for method output_type
+	13, // [13:13] is the sub-list for method input_type
+	13, // [13:13] is the sub-list for extension type_name
+	13, // [13:13] is the sub-list for extension extendee
+	0,  // [0:13] is the sub-list for field type_name
 }
 
 func init() { file_weir_rpc_v1_deployment_proto_init() }

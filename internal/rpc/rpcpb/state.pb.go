@@ -497,6 +497,88 @@ func (x *TaskStateHandles) GetLocation() string {
 	return ""
 }
 
+// OperatorRestore is the state one operator subtask starts from.
+type OperatorRestore struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The operator's stable id.
+	Uid string `protobuf:"bytes,1,opt,name=uid,proto3" json:"uid,omitempty"`
+	// The inclusive range of key groups this subtask owns; the handles in
+	// keyed may cover more, and the task keeps only its own.
+	KeyGroupStart int32 `protobuf:"varint,2,opt,name=key_group_start,json=keyGroupStart,proto3" json:"key_group_start,omitempty"`
+	KeyGroupEnd   int32 `protobuf:"varint,3,opt,name=key_group_end,json=keyGroupEnd,proto3" json:"key_group_end,omitempty"`
+	// The old subtasks' keyed state whose key groups overlap the range.
+	Keyed []*KeyedStateHandle `protobuf:"bytes,4,rep,name=keyed,proto3" json:"keyed,omitempty"`
+	// The operator list state entries dealt to this subtask.
+	Lists         []*OperatorListState `protobuf:"bytes,5,rep,name=lists,proto3" json:"lists,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *OperatorRestore) Reset() {
+	*x = OperatorRestore{}
+	mi := &file_weir_rpc_v1_state_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *OperatorRestore) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*OperatorRestore) ProtoMessage() {}
+
+func (x *OperatorRestore) ProtoReflect() protoreflect.Message {
+	mi := &file_weir_rpc_v1_state_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use OperatorRestore.ProtoReflect.Descriptor instead.
+func (*OperatorRestore) Descriptor() ([]byte, []int) {
+	return file_weir_rpc_v1_state_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *OperatorRestore) GetUid() string {
+	if x != nil {
+		return x.Uid
+	}
+	return ""
+}
+
+func (x *OperatorRestore) GetKeyGroupStart() int32 {
+	if x != nil {
+		return x.KeyGroupStart
+	}
+	return 0
+}
+
+func (x *OperatorRestore) GetKeyGroupEnd() int32 {
+	if x != nil {
+		return x.KeyGroupEnd
+	}
+	return 0
+}
+
+func (x *OperatorRestore) GetKeyed() []*KeyedStateHandle {
+	if x != nil {
+		return x.Keyed
+	}
+	return nil
+}
+
+func (x *OperatorRestore) GetLists() []*OperatorListState {
+	if x != nil {
+		return x.Lists
+	}
+	return nil
+}
+
 var File_weir_rpc_v1_state_proto protoreflect.FileDescriptor
 
 const file_weir_rpc_v1_state_proto_rawDesc = "" +
@@ -535,7 +617,13 @@ const file_weir_rpc_v1_state_proto_rawDesc = "" +
 	"\blocation\x18\x02 \x01(\tR\blocation\x1a_\n" +
 	"\x0eOperatorsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x127\n" +
-	"\x05value\x18\x02 \x01(\v2!.weir.rpc.v1.OperatorSubtaskStateR\x05value:\x028\x01*h\n" +
+	"\x05value\x18\x02 \x01(\v2!.weir.rpc.v1.OperatorSubtaskStateR\x05value:\x028\x01\"\xda\x01\n" +
+	"\x0fOperatorRestore\x12\x10\n" +
+	"\x03uid\x18\x01 \x01(\tR\x03uid\x12&\n" +
+	"\x0fkey_group_start\x18\x02 \x01(\x05R\rkeyGroupStart\x12\"\n" +
+	"\rkey_group_end\x18\x03 \x01(\x05R\vkeyGroupEnd\x123\n" +
+	"\x05keyed\x18\x04 \x03(\v2\x1d.weir.rpc.v1.KeyedStateHandleR\x05keyed\x124\n" +
+	"\x05lists\x18\x05 \x03(\v2\x1e.weir.rpc.v1.OperatorListStateR\x05lists*h\n" +
 	"\bListMode\x12\x19\n" +
 	"\x15LIST_MODE_UNSPECIFIED\x10\x00\x12\x13\n" +
 	"\x0fLIST_MODE_SPLIT\x10\x01\x12\x13\n" +
@@ -555,7 +643,7 @@ func file_weir_rpc_v1_state_proto_rawDescGZIP() []byte {
 }
 
 var file_weir_rpc_v1_state_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_weir_rpc_v1_state_proto_msgTypes = make([]protoimpl.MessageInfo, 7)
+var file_weir_rpc_v1_state_proto_msgTypes = make([]protoimpl.MessageInfo, 8)
 var file_weir_rpc_v1_state_proto_goTypes = []any{
 	(ListMode)(0),                // 0: weir.rpc.v1.ListMode
 	(*StreamHandle)(nil),         // 1: weir.rpc.v1.StreamHandle
@@ -564,22 +652,25 @@ var file_weir_rpc_v1_state_proto_goTypes = []any{
 	(*OperatorListState)(nil),    // 4: weir.rpc.v1.OperatorListState
 	(*OperatorSubtaskState)(nil), // 5: weir.rpc.v1.OperatorSubtaskState
 	(*TaskStateHandles)(nil),     // 6: weir.rpc.v1.TaskStateHandles
-	nil,                          // 7: weir.rpc.v1.TaskStateHandles.OperatorsEntry
+	(*OperatorRestore)(nil),      // 7: weir.rpc.v1.OperatorRestore
+	nil,                          // 8: weir.rpc.v1.TaskStateHandles.OperatorsEntry
 }
 var file_weir_rpc_v1_state_proto_depIdxs = []int32{
-	1, // 0: weir.rpc.v1.KeyedStateHandle.stream:type_name -> weir.rpc.v1.StreamHandle
-	2, // 1: weir.rpc.v1.KeyedStateHandle.shared:type_name -> weir.rpc.v1.SharedFile
-	0, // 2: weir.rpc.v1.OperatorListState.mode:type_name -> weir.rpc.v1.ListMode
-	3, // 3: weir.rpc.v1.OperatorSubtaskState.keyed:type_name -> weir.rpc.v1.KeyedStateHandle
-	4, // 4: weir.rpc.v1.OperatorSubtaskState.operator_lists:type_name -> weir.rpc.v1.OperatorListState
-	1, // 5: weir.rpc.v1.OperatorSubtaskState.channel_state:type_name -> weir.rpc.v1.StreamHandle
-	7, // 6: weir.rpc.v1.TaskStateHandles.operators:type_name -> weir.rpc.v1.TaskStateHandles.OperatorsEntry
-	5, // 7: weir.rpc.v1.TaskStateHandles.OperatorsEntry.value:type_name -> weir.rpc.v1.OperatorSubtaskState
-	8, // [8:8] is the sub-list for method output_type
-	8, // [8:8] is the sub-list for method input_type
-	8, // [8:8] is the sub-list for extension type_name
-	8, // [8:8] is the sub-list for extension extendee
-	0, // [0:8] is the sub-list for field type_name
+	1,  // 0: weir.rpc.v1.KeyedStateHandle.stream:type_name -> weir.rpc.v1.StreamHandle
+	2,  // 1: weir.rpc.v1.KeyedStateHandle.shared:type_name -> weir.rpc.v1.SharedFile
+	0,  // 2: weir.rpc.v1.OperatorListState.mode:type_name -> weir.rpc.v1.ListMode
+	3,  // 3: weir.rpc.v1.OperatorSubtaskState.keyed:type_name -> weir.rpc.v1.KeyedStateHandle
+	4,  // 4: weir.rpc.v1.OperatorSubtaskState.operator_lists:type_name -> weir.rpc.v1.OperatorListState
+	1,  // 5: weir.rpc.v1.OperatorSubtaskState.channel_state:type_name -> weir.rpc.v1.StreamHandle
+	8,  // 6: weir.rpc.v1.TaskStateHandles.operators:type_name -> weir.rpc.v1.TaskStateHandles.OperatorsEntry
+	3,  // 7: weir.rpc.v1.OperatorRestore.keyed:type_name -> weir.rpc.v1.KeyedStateHandle
+	4,  // 8: weir.rpc.v1.OperatorRestore.lists:type_name -> weir.rpc.v1.OperatorListState
+	5,  // 9: weir.rpc.v1.TaskStateHandles.OperatorsEntry.value:type_name -> weir.rpc.v1.OperatorSubtaskState
+	10, // [10:10] is the sub-list for method output_type
+	10, // [10:10] is the sub-list for method input_type
+	10, // [10:10] is the sub-list for extension type_name
+	10, // [10:10] is the sub-list for extension extendee
+	0,  // [0:10] is the sub-list for field type_name
 }
 
 func init() { file_weir_rpc_v1_state_proto_init() }
@@ -593,7 +684,7 @@ func file_weir_rpc_v1_state_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_weir_rpc_v1_state_proto_rawDesc), len(file_weir_rpc_v1_state_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   7,
+			NumMessages:   8,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -104,9 +104,6 @@ func (t *simTask) terminal() bool {
 }
 
 func (tm *TaskManager) SubmitTask(_ context.Context, d *rpcpb.TaskDeploymentDescriptor) *rpc.Future[*rpcpb.SubmitTaskResponse] {
-	if ref := d.GetRestore().GetEmbeddedRef(); ref != 0 {
-		rpc.TakeLocal(ref) // the state and responder an in-process TaskManager would take
-	}
 	if idx := int(d.GetSlot().GetIndex()); idx < 0 || idx >= tm.cfg.Slots || d.GetSlot().GetTaskManagerId() != tm.cfg.ID {
 		return rpc.Completed(&rpcpb.SubmitTaskResponse{Error: &rpcpb.Error{Message: fmt.Sprintf("%s has no slot %v", tm.cfg.ID, d.GetSlot())}}, nil)
 	}

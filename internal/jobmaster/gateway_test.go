@@ -49,6 +49,10 @@ func TestGatewayTurnsMessagesIntoEvents(t *testing.T) {
 			_, err := g.DeclineCheckpoint(ctx, &rpcpb.DeclineCheckpoint{Task: key, CheckpointId: 9, Reason: rpc.EncodeError(boom)}).Wait(ctx)
 			return err
 		}, declineEvent{id: 9, task: task, err: boom, attempt: 2}},
+		{"decline after a partial write", func() error {
+			_, err := g.DeclineCheckpoint(ctx, &rpcpb.DeclineCheckpoint{Task: key, CheckpointId: 9, Reason: rpc.EncodeError(boom), Partial: rpc.StateHandles(state)}).Wait(ctx)
+			return err
+		}, declineEvent{id: 9, task: task, err: boom, attempt: 2, partial: state}},
 		{"end of data", func() error {
 			_, err := g.EndOfData(ctx, &rpcpb.EndOfData{Task: key}).Wait(ctx)
 			return err

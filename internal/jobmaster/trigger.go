@@ -83,7 +83,7 @@ func (jm *JobMaster) sendTrigger(a checkpoint.Trigger, location string) {
 	b := network.CheckpointBarrier{
 		ID: a.ID, Timestamp: a.Timestamp.UnixMilli(), Savepoint: a.Kind.IsSavepoint(), Drain: a.Kind == checkpoint.SavepointDrain,
 		Terminate: a.Kind == checkpoint.SavepointTerminate,
-		Unaligned: jm.cp.opts.Unaligned && !a.Kind.IsSavepoint(), AlignedTimeout: jm.cp.opts.AlignedTimeout.Milliseconds(),
+		Unaligned: jm.cp.opts.Unaligned && !a.Kind.IsSavepoint(), AlignedTimeoutMillis: jm.cp.opts.AlignedTimeout.Milliseconds(),
 		Location: location,
 	}
 	jm.log.Debug("trigger checkpoint", "id", a.ID, "cause", a.Cause, "tasks", len(a.Tasks), "again", a.Again)

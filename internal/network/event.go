@@ -1,54 +1,23 @@
 package network
 
-// Event is an in-band control message that travels in order with the data
-// of a channel.
-type Event interface{ isEvent() }
+import "github.com/weir-engine/weir/internal/network/event"
 
-// EndOfData says the sender emitted its last record: the receiver's input
-// ends (endInput). The channel stays open for checkpoint barriers until
-// EndOfPartition.
-type EndOfData struct{}
-
-// EndOfPartition is the last item of a channel.
-type EndOfPartition struct{}
-
-// CheckpointBarrier marks, in the stream of a channel, the point of
-// checkpoint ID: what came before belongs to the checkpoint.
-type CheckpointBarrier struct {
-	ID        int64
-	Timestamp int64
-	// Savepoint marks savepoints; Unaligned lets the barrier overtake data
-	// (its in-flight data becomes part of the checkpoint); AlignedTimeout
-	// switches an aligned checkpoint to unaligned after that long.
-	Savepoint      bool
-	Unaligned      bool
-	AlignedTimeout int64 // milliseconds, 0 for none
-	// Drain marks stop-with-savepoint --drain: a source that is triggered
-	// with it ends its input first (MaxWatermark, finish, EndOfData) and
-	// takes the snapshot after, so the savepoint is the final checkpoint.
-	Drain bool
-	// Terminate marks stop-with-savepoint without drain (a synchronous
-	// savepoint): after its snapshot a task emits nothing more and waits
-	// for the savepoint's completion, runs its commits, and stops without
-	// finishing its operators; when the savepoint is aborted it goes on.
-	Terminate bool
-	// Location is the directory of the snapshot that the tasks write
-	// their state into, which the JobMaster chose at the trigger (Flink's
-	// CheckpointStorageLocationReference): a savepoint's is random, so a
-	// task could not derive it.
-	Location string
-}
-
-// CancelCheckpointMarker tells downstream tasks that checkpoint ID was
-// aborted, so they stop aligning for it.
-type CancelCheckpointMarker struct {
-	ID int64
-}
-
-func (EndOfData) isEvent()              {}
-func (EndOfPartition) isEvent()         {}
-func (CheckpointBarrier) isEvent()      {}
-func (CancelCheckpointMarker) isEvent() {}
+// The in-band events are defined in package event, which imports nothing
+// of Weir so that the pure barrier handler can take them as they are; these
+// aliases keep their network names.
+type (
+	// Event is an in-band control message that travels in order with the
+	// data of a channel.
+	Event = event.Event
+	// EndOfData says the sender emitted its last record.
+	EndOfData = event.EndOfData
+	// EndOfPartition is the last item of a channel.
+	EndOfPartition = event.EndOfPartition
+	// CheckpointBarrier marks the point of a checkpoint in a channel.
+	CheckpointBarrier = event.CheckpointBarrier
+	// CancelCheckpointMarker tells downstream tasks a checkpoint was aborted.
+	CancelCheckpointMarker = event.CancelCheckpointMarker
+)
 
 // Item is what travels through a channel: a data buffer or an event.
 type Item struct {

@@ -59,13 +59,13 @@ func FromCapacity(m *rpcpb.NetworkCapacity) network.Capacity {
 // Barrier is the message of a checkpoint barrier.
 func Barrier(b network.CheckpointBarrier) *rpcpb.CheckpointBarrier {
 	return &rpcpb.CheckpointBarrier{Id: b.ID, TimestampMillis: b.Timestamp, Savepoint: b.Savepoint, Unaligned: b.Unaligned,
-		AlignedTimeoutMillis: b.AlignedTimeout, Drain: b.Drain, Terminate: b.Terminate, Location: b.Location}
+		AlignedTimeoutMillis: b.AlignedTimeoutMillis, Drain: b.Drain, Terminate: b.Terminate, Location: b.Location}
 }
 
 // FromBarrier returns the barrier m describes.
 func FromBarrier(m *rpcpb.CheckpointBarrier) network.CheckpointBarrier {
 	return network.CheckpointBarrier{ID: m.GetId(), Timestamp: m.GetTimestampMillis(), Savepoint: m.GetSavepoint(),
-		Unaligned: m.GetUnaligned(), AlignedTimeout: m.GetAlignedTimeoutMillis(), Drain: m.GetDrain(), Terminate: m.GetTerminate(),
+		Unaligned: m.GetUnaligned(), AlignedTimeoutMillis: m.GetAlignedTimeoutMillis(), Drain: m.GetDrain(), Terminate: m.GetTerminate(),
 		Location: m.GetLocation()}
 }
 

@@ -95,7 +95,7 @@ func TestTaskRestoreRoundTrip(t *testing.T) {
 func TestBarrierRoundTrip(t *testing.T) {
 	for _, b := range []network.CheckpointBarrier{
 		{ID: 1, Timestamp: 1700000000000},
-		{ID: 7, Timestamp: 5, Unaligned: true, AlignedTimeout: 250},
+		{ID: 7, Timestamp: 5, Unaligned: true, AlignedTimeoutMillis: 250},
 		{ID: 9, Savepoint: true, Drain: true},
 		{ID: 10, Savepoint: true, Terminate: true},
 		{ID: 11, Location: "/ckpt/job/chk-11"},

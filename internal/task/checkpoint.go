@@ -3,7 +3,6 @@ package task
 import (
 	"fmt"
 	"slices"
-	"time"
 
 	"github.com/weir-engine/weir/internal/barrier"
 	"github.com/weir-engine/weir/internal/network"
@@ -154,7 +153,7 @@ func (t *Task) NotifyCheckpointAborted(id int64) bool {
 
 func toHandlerBarrier(b network.CheckpointBarrier, overtook bool) barrier.Barrier {
 	return barrier.Barrier{ID: b.ID, Timestamp: b.Timestamp, Unaligned: b.Unaligned,
-		AlignedTimeout: time.Duration(b.AlignedTimeout) * time.Millisecond, Overtook: overtook}
+		AlignedTimeout: b.AlignedTimeout(), Overtook: overtook}
 }
 
 // onBarrier feeds an in-band barrier to the handler; overtook says data of

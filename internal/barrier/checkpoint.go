@@ -1,13 +1,17 @@
 package barrier
 
-import "time"
+import (
+	"time"
+
+	"github.com/weir-engine/weir/internal/network/event"
+)
 
 // checkpoint is the one pending checkpoint of a handler: started by its
 // first barrier or by an RPC trigger, settled when it is snapshotted and
 // every channel is aligned (delivered its barrier or ended), or when it is
 // aborted.
 type checkpoint struct {
-	b Barrier
+	b event.CheckpointBarrier
 	// deadline is when an aligned checkpoint with a timeout switches to
 	// unaligned; zero without a timeout.
 	deadline time.Time
@@ -32,7 +36,7 @@ func (cp *checkpoint) expired(now time.Time) bool {
 
 // begin makes b the pending checkpoint, with no channel arrived yet. The
 // caller has settled any previous one.
-func (h *Handler) begin(b Barrier, now time.Time) {
+func (h *Handler) begin(b event.CheckpointBarrier, now time.Time) {
 	cp := &checkpoint{
 		b:          b,
 		arrived:    make([]bool, len(h.ended)),
@@ -40,8 +44,8 @@ func (h *Handler) begin(b Barrier, now time.Time) {
 		unaligned:  b.Unaligned,
 		persisting: make([]bool, len(h.ended)),
 	}
-	if !b.Unaligned && b.AlignedTimeout > 0 {
-		cp.deadline = now.Add(b.AlignedTimeout)
+	if d := b.AlignedTimeout(); !b.Unaligned && d > 0 {
+		cp.deadline = now.Add(d)
 	}
 	h.last = b.ID
 	h.cur = cp

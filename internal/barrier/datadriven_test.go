@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/cockroachdb/datadriven"
+	"github.com/weir-engine/weir/internal/network/event"
 )
 
 // epoch is time zero of the scripts: at=5ms means epoch+5ms.
@@ -48,7 +49,7 @@ func TestScripts(t *testing.T) {
 			case "barrier":
 				var ch int
 				d.ScanArgs(t, "ch", &ch)
-				h.OnBarrier(ch, barrierArgs(t, d), now)
+				h.OnBarrier(ch, barrierArgs(t, d), d.HasArg("overtook"), now)
 			case "trigger":
 				h.OnTrigger(barrierArgs(t, d), now)
 			case "cancel":
@@ -84,14 +85,20 @@ func TestScripts(t *testing.T) {
 	})
 }
 
-func barrierArgs(t *testing.T, d *datadriven.TestData) Barrier {
-	var b Barrier
+// barrierArgs reads a barrier's fields from the arguments id, ts,
+// unaligned and timeout (a duration of whole milliseconds, the unit of the
+// barrier's AlignedTimeoutMillis).
+func barrierArgs(t *testing.T, d *datadriven.TestData) event.CheckpointBarrier {
+	var b event.CheckpointBarrier
 	d.ScanArgs(t, "id", &b.ID)
 	d.MaybeScanArgs(t, "ts", &b.Timestamp)
 	b.Unaligned = d.HasArg("unaligned")
-	b.Overtook = d.HasArg("overtook")
 	if d.HasArg("timeout") {
-		b.AlignedTimeout = durArg(t, d, "timeout")
+		v := durArg(t, d, "timeout")
+		if v%time.Millisecond != 0 {
+			d.Fatalf(t, "timeout %v is not whole milliseconds", v)
+		}
+		b.AlignedTimeoutMillis = v.Milliseconds()
 	}
 	return b
 }

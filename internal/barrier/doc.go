@@ -22,8 +22,8 @@
 // feeds it what happens, each through a method or through Step:
 //
 //	item polled from channel ch     call
-//	Barrier b                       OnBarrier(ch, b, now)
-//	CancelMarker{id}                OnCancelMarker(ch, id)
+//	CheckpointBarrier b             OnBarrier(ch, b, overtook, now)
+//	CancelCheckpointMarker{id}      OnCancelMarker(ch, id)
 //	EndOfPartition                  OnEndOfPartition(ch)
 //	data buffer                     OnBufferReceived(ch), optional (below)
 //	RPC trigger of checkpoint b     OnTrigger(b, now)
@@ -55,7 +55,7 @@
 //     persisted: no StopPersisting follows an abort.
 //   - ScheduleTick{At}: arrange for OnTick(t) with some t >= At. Early, late,
 //     repeated and stale ticks are harmless.
-//   - ForwardCancel{ID}: send CancelMarker{ID} on every output.
+//   - ForwardCancel{ID}: send CancelCheckpointMarker{ID} on every output.
 //
 // A task that prefers not to track StartPersisting and StopPersisting may
 // instead ask OnBufferReceived(ch) for each polled data buffer; it answers
@@ -107,24 +107,24 @@
 // keeps unaligned checkpoints fast while upstream drains. An aligned trigger
 // with AlignedTimeout counts its timeout from the trigger.
 //
-// Unaligned (Barrier.Unaligned). The first barrier snapshots at once with
-// PersistChannels = the open channels that have not delivered the barrier,
-// followed by StartPersisting for them; nothing is blocked. Each of their
+// Unaligned (CheckpointBarrier.Unaligned). The first barrier snapshots at
+// once with PersistChannels = the open channels that have not delivered the
+// barrier, followed by StartPersisting for them; nothing is blocked. Each of their
 // barriers, or their EndOfPartition, stops the persisting of that channel.
 // The checkpoint stays pending until then, so a newer barrier meanwhile
 // aborts it (its channel state would never be complete). An unaligned
 // barrier is a priority event (network.IsPriority): it overtakes the
-// buffers queued in its input channel, and the task sets Barrier.Overtook
+// buffers queued in its input channel, and the task passes overtook = true
 // when it did. Those buffers precede the barrier, so they are channel state
 // too: the handler emits PersistOvertaken for the channel after the
 // snapshot of the first barrier, or before the StopPersisting of a later
 // one. The channel state of a channel is thus what was polled on it between
 // the snapshot and its barrier, then what the barrier overtook.
 //
-// Aligned with timeout (AlignedTimeout > 0, not Unaligned). The alignment
+// Aligned with timeout (AlignedTimeout() > 0, not Unaligned). The alignment
 // starts as usual and asks for a tick at first barrier (or trigger) +
-// timeout, measured by this task's clock, not from Barrier.Timestamp: the
-// coordinator's clock is not this process's, and the timeout bounds how long
+// timeout, measured by this task's clock, not from the barrier's Timestamp:
+// the coordinator's clock is not this process's, and the timeout bounds how long
 // this task blocks. The deadline is checked by OnTick and after every event
 // that carries a time (OnBarrier, OnTrigger), once the event is applied: a
 // barrier that completes the alignment wins over a deadline that passed

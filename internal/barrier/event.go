@@ -3,6 +3,8 @@ package barrier
 import (
 	"fmt"
 	"time"
+
+	"github.com/weir-engine/weir/internal/network/event"
 )
 
 // Event is an input of the handler, for callers that prefer one entry point
@@ -10,14 +12,16 @@ import (
 // name.
 type Event interface{ isEvent() }
 
-// BarrierReceived: the task polled Barrier from channel Channel at Now.
+// BarrierReceived: the task polled Barrier from channel Channel at Now;
+// Overtook says it overtook data queued in that channel (see OnBarrier).
 type BarrierReceived struct {
-	Channel int
-	Barrier Barrier
-	Now     time.Time
+	Channel  int
+	Barrier  event.CheckpointBarrier
+	Overtook bool
+	Now      time.Time
 }
 
-// CancelReceived: the task polled CancelMarker{ID} from channel Channel.
+// CancelReceived: the task polled CancelCheckpointMarker{ID} from channel Channel.
 type CancelReceived struct {
 	Channel int
 	ID      int64
@@ -30,7 +34,7 @@ type EndOfPartitionReceived struct {
 
 // Triggered: the coordinator triggered checkpoint Barrier.ID by RPC at Now.
 type Triggered struct {
-	Barrier Barrier
+	Barrier event.CheckpointBarrier
 	Now     time.Time
 }
 
@@ -56,7 +60,7 @@ func (SnapshotDone) isEvent()           {}
 func (h *Handler) Step(ev Event) {
 	switch e := ev.(type) {
 	case BarrierReceived:
-		h.OnBarrier(e.Channel, e.Barrier, e.Now)
+		h.OnBarrier(e.Channel, e.Barrier, e.Overtook, e.Now)
 	case CancelReceived:
 		h.OnCancelMarker(e.Channel, e.ID)
 	case EndOfPartitionReceived:

@@ -3,6 +3,8 @@ package barrier
 import (
 	"fmt"
 	"time"
+
+	"github.com/weir-engine/weir/internal/network/event"
 )
 
 // Handler decides, for one task's input channels, when checkpoint barriers
@@ -58,7 +60,10 @@ func (h *Handler) Ready() []Action {
 	return out
 }
 
-// OnBarrier handles a barrier polled from channel ch at now.
+// OnBarrier handles barrier b polled from channel ch at now. overtook says
+// b overtook data buffers queued in its channel (an unaligned barrier is a
+// priority event, see network.IsPriority): those buffers precede it in the
+// stream, yet the task polls them after it.
 //
 // A barrier of the pending checkpoint marks ch aligned (blocking it while
 // an aligned checkpoint still waits for others). A barrier of a newer
@@ -67,22 +72,22 @@ func (h *Handler) Ready() []Action {
 // channel) is ignored. Then, if the pending alignment has outlived its
 // timeout at now, it switches to unaligned: an event that completes the
 // alignment wins over a deadline that passed unnoticed.
-func (h *Handler) OnBarrier(ch int, b Barrier, now time.Time) {
+func (h *Handler) OnBarrier(ch int, b event.CheckpointBarrier, overtook bool, now time.Time) {
 	h.checkChannel(ch)
 	if h.ended[ch] {
 		return
 	}
 	switch {
 	case h.cur != nil && b.ID == h.cur.b.ID:
-		h.arrive(ch, b.Overtook, now)
+		h.arrive(ch, overtook, now)
 		h.progress()
 	case b.ID > h.last:
 		h.abortSubsumed()
 		h.begin(b, now)
 		cp := h.cur
-		h.arrive(ch, b.Overtook, now)
+		h.arrive(ch, overtook, now)
 		h.progress()
-		if b.Overtook && cp.unaligned && cp.snapshotted {
+		if overtook && cp.unaligned && cp.snapshotted {
 			// The first barrier snapshots at once; what it overtook
 			// on its channel precedes it, so it is channel state.
 			h.emit(PersistOvertaken{ID: b.ID, Channel: ch})
@@ -92,7 +97,7 @@ func (h *Handler) OnBarrier(ch int, b Barrier, now time.Time) {
 	h.checkDeadline(now)
 }
 
-// OnCancelMarker handles CancelMarker{id} polled from channel ch.
+// OnCancelMarker handles network.CancelCheckpointMarker{ID: id} polled from channel ch.
 //
 // It aborts the pending checkpoint if it is id. For an id newer than any
 // seen, it aborts the pending checkpoint as subsumed and then id itself, and
@@ -145,7 +150,7 @@ func (h *Handler) OnEndOfPartition(ch int) {
 // is taken at once. An unaligned b is snapshotted at once, persisting the
 // open channels up to their EndOfPartition. A trigger for the pending id is
 // the same checkpoint and changes nothing; an older id is ignored.
-func (h *Handler) OnTrigger(b Barrier, now time.Time) {
+func (h *Handler) OnTrigger(b event.CheckpointBarrier, now time.Time) {
 	if b.ID > h.last {
 		h.abortSubsumed()
 		h.begin(b, now)

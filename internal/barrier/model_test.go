@@ -5,6 +5,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/weir-engine/weir/internal/network/event"
 	"pgregory.net/rapid"
 )
 
@@ -139,7 +140,7 @@ func (m *model) step(h *Handler, ev Event, now time.Time) {
 			m.forwarded[a.ID] = true
 		case ScheduleTick:
 			b, ok := eventBarrier(ev)
-			if !ok || b.AlignedTimeout == 0 || b.Unaligned || !a.At.Equal(now.Add(b.AlignedTimeout)) {
+			if !ok || b.AlignedTimeout() == 0 || b.Unaligned || !a.At.Equal(now.Add(b.AlignedTimeout())) {
 				m.fatalf("schedule-tick %v after %s", a.At.Sub(epoch), describe(ev))
 			}
 		}
@@ -311,14 +312,14 @@ func isTimed(ev Event) bool {
 	return false
 }
 
-func eventBarrier(ev Event) (Barrier, bool) {
+func eventBarrier(ev Event) (event.CheckpointBarrier, bool) {
 	switch e := ev.(type) {
 	case BarrierReceived:
 		return e.Barrier, true
 	case Triggered:
 		return e.Barrier, true
 	}
-	return Barrier{}, false
+	return event.CheckpointBarrier{}, false
 }
 
 func sortedKeys(s map[int]bool) []int {
@@ -333,7 +334,7 @@ func sortedKeys(s map[int]bool) []int {
 func describe(ev Event) string {
 	switch e := ev.(type) {
 	case BarrierReceived:
-		return fmt.Sprintf("barrier ch=%d %+v at=%v", e.Channel, e.Barrier, e.Now.Sub(epoch))
+		return fmt.Sprintf("barrier ch=%d %+v overtook=%t at=%v", e.Channel, e.Barrier, e.Overtook, e.Now.Sub(epoch))
 	case Triggered:
 		return fmt.Sprintf("trigger %+v at=%v", e.Barrier, e.Now.Sub(epoch))
 	case Tick:

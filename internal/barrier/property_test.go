@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/weir-engine/weir/internal/network/event"
 	"pgregory.net/rapid"
 )
 
@@ -43,13 +44,13 @@ type run struct {
 	triggers []int64
 }
 
-func (r run) barrier(id int64) Barrier {
-	b := Barrier{ID: id, Timestamp: 1000 * id}
+func (r run) barrier(id int64) event.CheckpointBarrier {
+	b := event.CheckpointBarrier{ID: id, Timestamp: 1000 * id}
 	switch r.modes[id-1] {
 	case modeUnaligned:
 		b.Unaligned = true
 	case modeTimeout:
-		b.AlignedTimeout = r.timeouts[id-1]
+		b.AlignedTimeoutMillis = r.timeouts[id-1].Milliseconds()
 	}
 	return b
 }
@@ -165,16 +166,21 @@ func TestProperties(t *testing.T) {
 func TestStepMatchesMethods(t *testing.T) {
 	at := epoch.Add(time.Millisecond)
 	a, b := New(2, Options{}), New(2, Options{})
-	a.Step(BarrierReceived{Channel: 0, Barrier: Barrier{ID: 1, AlignedTimeout: time.Millisecond}, Now: epoch})
-	b.OnBarrier(0, Barrier{ID: 1, AlignedTimeout: time.Millisecond}, epoch)
+	cp1 := event.CheckpointBarrier{ID: 1, AlignedTimeoutMillis: 1}
+	a.Step(BarrierReceived{Channel: 0, Barrier: cp1, Now: epoch})
+	b.OnBarrier(0, cp1, false, epoch)
 	a.Step(Tick{Now: at})
 	b.OnTick(at)
+	// Switched to unaligned: channel 1 persists, and its barrier's
+	// overtaken buffers become channel state (PersistOvertaken).
+	a.Step(BarrierReceived{Channel: 1, Barrier: cp1, Overtook: true, Now: at})
+	b.OnBarrier(1, cp1, true, at)
 	a.Step(EndOfPartitionReceived{Channel: 1})
 	b.OnEndOfPartition(1)
 	a.Step(CancelReceived{Channel: 0, ID: 2})
 	b.OnCancelMarker(0, 2)
-	a.Step(Triggered{Barrier: Barrier{ID: 3}, Now: at})
-	b.OnTrigger(Barrier{ID: 3}, at)
+	a.Step(Triggered{Barrier: event.CheckpointBarrier{ID: 3}, Now: at})
+	b.OnTrigger(event.CheckpointBarrier{ID: 3}, at)
 	a.Step(SnapshotDone{ID: 3})
 	b.OnSnapshotDone(3)
 	if x, y := fmt.Sprint(a.Ready()), fmt.Sprint(b.Ready()); x != y {
@@ -189,7 +195,7 @@ func TestNewPanicsOnBadInput(t *testing.T) {
 	for _, f := range []func(){
 		func() { New(-1, Options{}) },
 		func() { New(1, Options{LastCheckpointID: -1}) },
-		func() { New(1, Options{}).OnBarrier(1, Barrier{ID: 1}, epoch) },
+		func() { New(1, Options{}).OnBarrier(1, event.CheckpointBarrier{ID: 1}, false, epoch) },
 	} {
 		func() {
 			defer func() {

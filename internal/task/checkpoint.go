@@ -105,7 +105,7 @@ func (t *Task) TriggerCheckpoint(b network.CheckpointBarrier) bool {
 		// The snapshot the handler decides on is of this barrier: its
 		// kind and location, not those of the last one received.
 		t.lastBarrier = b
-		t.barriers.OnTrigger(toHandlerBarrier(b, false), t.cfg.Clock.Now())
+		t.barriers.OnTrigger(b, t.cfg.Clock.Now())
 		return t.barrierActions()
 	})
 }
@@ -151,16 +151,11 @@ func (t *Task) NotifyCheckpointAborted(id int64) bool {
 	})
 }
 
-func toHandlerBarrier(b network.CheckpointBarrier, overtook bool) barrier.Barrier {
-	return barrier.Barrier{ID: b.ID, Timestamp: b.Timestamp, Unaligned: b.Unaligned,
-		AlignedTimeout: b.AlignedTimeout(), Overtook: overtook}
-}
-
 // onBarrier feeds an in-band barrier to the handler; overtook says data of
 // its channel that precedes it has not been processed yet.
 func (t *Task) onBarrier(ch int, b network.CheckpointBarrier, overtook bool) error {
 	t.lastBarrier = b
-	t.barriers.OnBarrier(ch, toHandlerBarrier(b, overtook), t.cfg.Clock.Now())
+	t.barriers.OnBarrier(ch, b, overtook, t.cfg.Clock.Now())
 	return t.barrierActions()
 }
 

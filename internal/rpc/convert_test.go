@@ -106,6 +106,34 @@ func TestBarrierRoundTrip(t *testing.T) {
 	}
 }
 
+// The conversion names every field on both sides: a field added to the
+// message or to network.CheckpointBarrier but not to rpc.Barrier and
+// rpc.FromBarrier is lost on one of these round trips.
+func TestBarrierConversionCoversEveryField(t *testing.T) {
+	m := &rpcpb.CheckpointBarrier{}
+	fill(m.ProtoReflect(), 1, 0)
+	if got := rpc.Barrier(rpc.FromBarrier(m)); !proto.Equal(got, m) {
+		t.Errorf("message round trip: got %v, want %v", got, m)
+	}
+	var b network.CheckpointBarrier
+	v := reflect.ValueOf(&b).Elem()
+	for i := range v.NumField() {
+		switch f := v.Field(i); f.Kind() {
+		case reflect.Int64:
+			f.SetInt(int64(i + 1))
+		case reflect.Bool:
+			f.SetBool(true)
+		case reflect.String:
+			f.SetString(fmt.Sprintf("s%d", i))
+		default:
+			t.Fatalf("field %s: kind %s has no test value", v.Type().Field(i).Name, f.Kind())
+		}
+	}
+	if got := rpc.FromBarrier(through(t, rpc.Barrier(b))); got != b {
+		t.Errorf("barrier round trip: got %+v, want %+v", got, b)
+	}
+}
+
 var errUser = errors.New("user sentinel")
 
 // A task's state change crosses with its error: in the same process the

@@ -323,6 +323,8 @@ type OfferSlotsRequest struct {
 	JobId         string                 `protobuf:"bytes,2,opt,name=job_id,json=jobId,proto3" json:"job_id,omitempty"`
 	Offers        []*SlotOffer           `protobuf:"bytes,3,rep,name=offers,proto3" json:"offers,omitempty"`
 	Network       *NetworkCapacity       `protobuf:"bytes,4,opt,name=network,proto3" json:"network,omitempty"`
+	// Where the TaskManager's TaskExecutorGateway listens.
+	Address       string `protobuf:"bytes,5,opt,name=address,proto3" json:"address,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -383,6 +385,13 @@ func (x *OfferSlotsRequest) GetNetwork() *NetworkCapacity {
 		return x.Network
 	}
 	return nil
+}
+
+func (x *OfferSlotsRequest) GetAddress() string {
+	if x != nil {
+		return x.Address
+	}
+	return ""
 }
 
 // OfferSlotsResponse lists the offers the JobMaster accepted.
@@ -690,12 +699,13 @@ const file_weir_rpc_v1_registration_proto_rawDesc = "" +
 	"\x05slots\x18\x01 \x03(\v2\x17.weir.rpc.v1.SlotStatusR\x05slots\"Y\n" +
 	"\tSlotOffer\x12'\n" +
 	"\x04slot\x18\x01 \x01(\v2\x13.weir.rpc.v1.SlotIdR\x04slot\x12#\n" +
-	"\rallocation_id\x18\x02 \x01(\tR\fallocationId\"\xba\x01\n" +
+	"\rallocation_id\x18\x02 \x01(\tR\fallocationId\"\xd4\x01\n" +
 	"\x11OfferSlotsRequest\x12&\n" +
 	"\x0ftask_manager_id\x18\x01 \x01(\tR\rtaskManagerId\x12\x15\n" +
 	"\x06job_id\x18\x02 \x01(\tR\x05jobId\x12.\n" +
 	"\x06offers\x18\x03 \x03(\v2\x16.weir.rpc.v1.SlotOfferR\x06offers\x126\n" +
-	"\anetwork\x18\x04 \x01(\v2\x1c.weir.rpc.v1.NetworkCapacityR\anetwork\"H\n" +
+	"\anetwork\x18\x04 \x01(\v2\x1c.weir.rpc.v1.NetworkCapacityR\anetwork\x12\x18\n" +
+	"\aaddress\x18\x05 \x01(\tR\aaddress\"H\n" +
 	"\x12OfferSlotsResponse\x122\n" +
 	"\baccepted\x18\x01 \x03(\v2\x16.weir.rpc.v1.SlotOfferR\baccepted\"\xa7\x01\n" +
 	"\x12RequestSlotRequest\x12'\n" +

@@ -127,14 +127,14 @@ func (jm *JobMaster) submit(ctx context.Context, a scheduler.Deploy, rs *restore
 			init = rs.inits[id]
 		}
 		d := jm.descriptor(a.Generation, id, as.Slot, init)
-		if jm.tms[as.Slot.TaskManager] == nil {
+		if _, ok := jm.tms[as.Slot.TaskManager]; !ok {
 			// Lost while the generation restored: the scheduler failed
 			// its executions already.
 			jm.reportEnded(id, a.Generation, scheduler.ExecFailed, fmt.Errorf("deploy %v: %w: %s", id, scheduler.ErrTaskManagerLost, as.Slot.TaskManager))
 			continue
 		}
 		gen := a.Generation
-		jm.opts.RPC.TaskExecutor(as.Slot.TaskManager).SubmitTask(context.Background(), d).OnComplete(
+		jm.taskExecutor(as.Slot.TaskManager).SubmitTask(context.Background(), d).OnComplete(
 			func(r *rpcpb.SubmitTaskResponse, err error) {
 				if err == nil {
 					err = rpc.DecodeError(r.GetError())

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/weir-engine/weir/internal/checkpoint"
 	"github.com/weir-engine/weir/internal/network"
@@ -20,6 +21,26 @@ import (
 // rpc.TaskExecutorGateway (Options.RPC) and never waits for an answer: the
 // answers it needs come back as events too.
 
+// Address is where the JobMaster's gateway is served.
+func (jm *JobMaster) Address() string { return "jobmaster/" + jm.jobID }
+
+// Serve serves the JobMaster's gateway before the job starts, so that a
+// ResourceManager can offer it slots through the gateway first; Start
+// serves it otherwise, and the end of the loop stops serving it. stop
+// undoes Serve for a JobMaster that is never started; calling it again is
+// a no-op.
+func (jm *JobMaster) Serve() (stop func(), err error) {
+	if jm.unserve != nil {
+		return jm.unserve, nil
+	}
+	stop, err = jm.serve()
+	if err != nil {
+		return nil, err
+	}
+	jm.unserve = sync.OnceFunc(stop)
+	return jm.unserve, nil
+}
+
 // serve embeds the job's graph for the TaskManagers to resolve and serves
 // the JobMaster's gateway; stop undoes both.
 func (jm *JobMaster) serve() (stop func(), err error) {
@@ -28,7 +49,7 @@ func (jm *JobMaster) serve() (stop func(), err error) {
 		return nil, fmt.Errorf("jobmaster: %w", err)
 	}
 	jm.function = spec
-	jm.address = "jobmaster/" + jm.jobID
+	jm.address = jm.Address()
 	unserve, err := jm.opts.RPC.ServeJobMaster(jm.address, &gateway{jm: jm})
 	if err != nil {
 		release()
@@ -142,15 +163,30 @@ func (g *gateway) RequestSplit(_ context.Context, m *rpcpb.SplitRequest) *rpc.Fu
 	return f
 }
 
-// errUnsupported answers the calls of a session cluster that this
-// JobMaster does not take yet: its TaskManagers are fixed when it starts.
-var errUnsupported = errors.New("jobmaster: call not supported")
-
-func (g *gateway) OfferSlots(context.Context, *rpcpb.OfferSlotsRequest) *rpc.Future[*rpcpb.OfferSlotsResponse] {
-	return rpc.Failed[*rpcpb.OfferSlotsResponse](fmt.Errorf("%w: OfferSlots", errUnsupported))
+// OfferSlots queues the offer for the loop (see membership.go) and
+// accepts every slot of it: the ResourceManager gave them to the job, and
+// the job gives back what it does not use when it ends.
+func (g *gateway) OfferSlots(_ context.Context, m *rpcpb.OfferSlotsRequest) *rpc.Future[*rpcpb.OfferSlotsResponse] {
+	if m.GetJobId() != g.jm.jobID {
+		return rpc.Failed[*rpcpb.OfferSlotsResponse](fmt.Errorf("jobmaster %s: an offer for job %q", g.jm.jobID, m.GetJobId()))
+	}
+	tm, err := fromSlotOffer(m)
+	if err != nil {
+		return rpc.Failed[*rpcpb.OfferSlotsResponse](err)
+	}
+	g.jm.RegisterTaskManager(tm)
+	return rpc.Completed(&rpcpb.OfferSlotsResponse{Accepted: m.GetOffers()}, nil)
 }
 
+// DisconnectTaskManager queues the loss of a TaskManager for the loop.
 func (g *gateway) DisconnectTaskManager(_ context.Context, m *rpcpb.DisconnectTaskManager) *rpc.Future[*rpcpb.Ack] {
-	rpc.DecodeError(m.GetCause())
-	return rpc.Failed[*rpcpb.Ack](fmt.Errorf("%w: DisconnectTaskManager", errUnsupported))
+	if m.GetTaskManagerId() == "" {
+		return rpc.Failed[*rpcpb.Ack](fmt.Errorf("jobmaster %s: a disconnect without TaskManager", g.jm.jobID))
+	}
+	reason := "disconnected"
+	if err := rpc.DecodeError(m.GetCause()); err != nil {
+		reason = err.Error()
+	}
+	g.jm.DisconnectTaskManager(m.GetTaskManagerId(), reason)
+	return rpc.Completed(&rpcpb.Ack{}, nil)
 }

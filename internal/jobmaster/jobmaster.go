@@ -33,13 +33,24 @@ import (
 	"github.com/weir-engine/weir/internal/taskmanager"
 )
 
-// TaskManager is what the JobMaster knows of a TaskManager: its id (the
-// address of its rpc.TaskExecutorGateway), slots and network memory. It
-// reaches it only through the gateway (see Options.RPC).
-type TaskManager interface {
-	ID() string
-	Slots() []slots.ID
-	NetworkCapacity() network.Capacity
+// TaskManager is what the JobMaster knows of a TaskManager, the data of
+// a slot offer (rpcpb.OfferSlotsRequest): its id, the address of its
+// rpc.TaskExecutorGateway, the slots offered and its network memory. The
+// JobMaster reaches it only through the gateway (see Options.RPC).
+type TaskManager struct {
+	ID string
+	// Address is where its gateway is served ("": at ID).
+	Address string
+	Slots   []slots.ID
+	Network network.Capacity
+}
+
+// address is where tm's gateway is served.
+func (tm TaskManager) address() string {
+	if tm.Address == "" {
+		return tm.ID
+	}
+	return tm.Address
 }
 
 // Transport is how the JobMaster reaches its TaskManagers and is reached by
@@ -162,6 +173,8 @@ type JobMaster struct {
 	// JobMaster's gateway is served.
 	function *rpcpb.FunctionSpec
 	address  string
+	// unserve stops serving the gateway (nil: not served yet).
+	unserve func()
 }
 
 // restartTimer is the event that ends the delay before a restart.
@@ -212,8 +225,8 @@ func New(jobID string, jg *graph.JobGraph, tms []TaskManager, net *network.Regis
 		jm.cp.sizes = map[int64][2]int64{}
 	}
 	for _, tm := range tms {
-		jm.tms[tm.ID()] = tm
-		jm.sched.Step(scheduler.SlotsOffered{Slots: tm.Slots()})
+		jm.tms[tm.ID] = tm
+		jm.sched.Step(scheduler.SlotsOffered{Slots: tm.Slots})
 	}
 	return jm, nil
 }
@@ -310,7 +323,16 @@ func (jm *JobMaster) taskExecutorOf(id scheduler.ExecutionID) rpc.TaskExecutorGa
 	if !ok {
 		return nil
 	}
-	return jm.opts.RPC.TaskExecutor(tm)
+	return jm.taskExecutor(tm)
+}
+
+// taskExecutor returns the gateway of TaskManager id: at the address it
+// offered its slots from, or at its id once it is lost.
+func (jm *JobMaster) taskExecutor(id string) rpc.TaskExecutorGateway {
+	if tm, ok := jm.tms[id]; ok {
+		return jm.opts.RPC.TaskExecutor(tm.address())
+	}
+	return jm.opts.RPC.TaskExecutor(id)
 }
 
 // taskKey names the current attempt of id in messages.

@@ -121,7 +121,7 @@ func runOn(t *testing.T, ctx context.Context, jg *graph.JobGraph, net *network.R
 		t.Fatal(err)
 	}
 	opts.RPC, opts.Functions = transport, functions
-	jm, err := jobmaster.New("job", jg, []jobmaster.TaskManager{tm}, net, opts)
+	jm, err := jobmaster.New("job", jg, offers(tm), net, opts)
 	if err != nil {
 		stop()
 		t.Fatal(err)

@@ -32,7 +32,7 @@ type Loop struct {
 // cancelling ctx cancels the work off the loop (Cancel cancels the job).
 func (jm *JobMaster) Start(ctx context.Context) (*Loop, error) {
 	l := &Loop{jm: jm, start: jm.clock.Now()}
-	unserve, err := jm.serve()
+	unserve, err := jm.Serve()
 	if err != nil {
 		return nil, err
 	}

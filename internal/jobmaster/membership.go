@@ -2,17 +2,19 @@ package jobmaster
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/weir-engine/weir/internal/rpc"
 	"github.com/weir-engine/weir/internal/rpc/rpcpb"
 	"github.com/weir-engine/weir/internal/scheduler"
-	"github.com/weir-engine/weir/internal/scheduler/slots"
 )
 
 // The TaskManagers of a job change while it runs. The ResourceManager
-// offers the job slots of a TaskManager (RegisterTaskManager), at its
-// start or later, and tells it when a TaskManager on which it holds slots
-// is lost (DisconnectTaskManager). Both are events of the loop:
+// offers the job slots of a TaskManager (rpc.JobMasterGateway.OfferSlots,
+// or RegisterTaskManager in process), at its start or later, and tells it
+// when a TaskManager on which it holds slots is lost
+// (JobMasterGateway.DisconnectTaskManager, or DisconnectTaskManager).
+// Both are events of the loop:
 //
 //   - slots offered go to the scheduler, so a job that waits for slots
 //     (Options.SlotWait) deploys once it has enough;
@@ -23,10 +25,7 @@ import (
 // TaskManagers given to New count as registered with all their slots.
 
 // taskManagerRegistered offers a TaskManager's slots to the job.
-type taskManagerRegistered struct {
-	tm    TaskManager
-	slots []slots.ID
-}
+type taskManagerRegistered struct{ tm TaskManager }
 
 // taskManagerLost takes a TaskManager away.
 type taskManagerLost struct{ id, reason string }
@@ -34,11 +33,38 @@ type taskManagerLost struct{ id, reason string }
 // slotWaitTimer ends the wait of a generation for its slots.
 type slotWaitTimer struct{ generation int }
 
-// RegisterTaskManager offers the job the given slots of tm (offered: slots
-// of tm only). It may be called from any goroutine, before Run or while it
-// runs; a TaskManager offers more slots by registering again.
-func (jm *JobMaster) RegisterTaskManager(tm TaskManager, offered []slots.ID) {
-	jm.events.Push(taskManagerRegistered{tm: tm, slots: offered})
+// RegisterTaskManager offers the job tm.Slots (slots of tm only). It may
+// be called from any goroutine, before Run or while it runs; a
+// TaskManager offers more slots by registering again.
+func (jm *JobMaster) RegisterTaskManager(tm TaskManager) {
+	jm.events.Push(taskManagerRegistered{tm: tm})
+}
+
+// SlotOffer is the message that offers the job tm's slots (the
+// ResourceManager's side of RegisterTaskManager).
+func SlotOffer(job string, tm TaskManager) *rpcpb.OfferSlotsRequest {
+	m := &rpcpb.OfferSlotsRequest{TaskManagerId: tm.ID, JobId: job, Address: tm.Address, Network: rpc.Capacity(tm.Network)}
+	for _, s := range tm.Slots {
+		m.Offers = append(m.Offers, &rpcpb.SlotOffer{Slot: rpc.SlotID(s)})
+	}
+	return m
+}
+
+// fromSlotOffer is the TaskManager an offer describes, or an error when
+// it offers slots of another TaskManager or none.
+func fromSlotOffer(m *rpcpb.OfferSlotsRequest) (TaskManager, error) {
+	tm := TaskManager{ID: m.GetTaskManagerId(), Address: m.GetAddress(), Network: rpc.FromCapacity(m.GetNetwork())}
+	if tm.ID == "" || len(m.GetOffers()) == 0 {
+		return tm, fmt.Errorf("jobmaster: an offer of %d slots of TaskManager %q", len(m.GetOffers()), tm.ID)
+	}
+	for _, o := range m.GetOffers() {
+		s := rpc.FromSlotID(o.GetSlot())
+		if s.TaskManager != tm.ID {
+			return tm, fmt.Errorf("jobmaster: TaskManager %s offered slot %v of another", tm.ID, s)
+		}
+		tm.Slots = append(tm.Slots, s)
+	}
+	return tm, nil
 }
 
 // DisconnectTaskManager tells the job that a TaskManager is lost for the
@@ -69,11 +95,11 @@ func (jm *JobMaster) admitEarlyTaskManagers() {
 func (jm *JobMaster) handleMembership(ev any) {
 	switch e := ev.(type) {
 	case taskManagerRegistered:
-		jm.log.Info("TaskManager registered", "taskmanager", e.tm.ID(), "slots", len(e.slots))
-		jm.tms[e.tm.ID()] = e.tm
-		jm.sched.Step(scheduler.SlotsOffered{Slots: e.slots})
+		jm.log.Info("TaskManager registered", "taskmanager", e.tm.ID, "slots", len(e.tm.Slots))
+		jm.tms[e.tm.ID] = e.tm
+		jm.sched.Step(scheduler.SlotsOffered{Slots: e.tm.Slots})
 	case taskManagerLost:
-		if jm.tms[e.id] == nil {
+		if _, ok := jm.tms[e.id]; !ok {
 			return
 		}
 		jm.log.Warn("TaskManager lost", "taskmanager", e.id, "reason", e.reason)
@@ -82,7 +108,7 @@ func (jm *JobMaster) handleMembership(ev any) {
 		gen := jm.sched.Generation()
 		for id, on := range jm.placed {
 			if on == e.id && !jm.sched.ExecutionState(id).Terminal() {
-				jm.opts.RPC.TaskExecutor(e.id).CancelTask(context.Background(), &rpcpb.CancelTaskRequest{Task: rpc.TaskKey(jm.jobID, gen, id)})
+				jm.taskExecutor(e.id).CancelTask(context.Background(), &rpcpb.CancelTaskRequest{Task: rpc.TaskKey(jm.jobID, gen, id)})
 			}
 		}
 		delete(jm.tms, e.id)

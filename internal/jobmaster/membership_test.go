@@ -195,7 +195,7 @@ func (j cutJobMaster) UpdateTaskExecutionState(ctx context.Context, m *rpcpb.Tas
 
 // withRPC returns opts with a transport over which tms are served (a cut
 // TaskManager behind its cut gateway) and a function table.
-func withRPC(t *testing.T, opts jobmaster.Options, tms ...jobmaster.TaskManager) jobmaster.Options {
+func withRPC(t *testing.T, opts jobmaster.Options, tms ...taskManager) jobmaster.Options {
 	t.Helper()
 	transport, functions := rpc.NewLocal(), funcspec.NewTable(nil)
 	for _, tm := range tms {
@@ -216,6 +216,27 @@ func withRPC(t *testing.T, opts jobmaster.Options, tms ...jobmaster.TaskManager)
 	}
 	opts.RPC, opts.Functions = transport, functions
 	return opts
+}
+
+// taskManager is a real TaskManager, cut or not.
+type taskManager interface {
+	ID() string
+	Slots() []slots.ID
+	NetworkCapacity() network.Capacity
+}
+
+// offer is the data of an offer of all of tm's slots.
+func offer(tm taskManager) jobmaster.TaskManager {
+	return jobmaster.TaskManager{ID: tm.ID(), Slots: tm.Slots(), Network: tm.NetworkCapacity()}
+}
+
+// offers are the offers of all the slots of tms.
+func offers(tms ...taskManager) []jobmaster.TaskManager {
+	var out []jobmaster.TaskManager
+	for _, tm := range tms {
+		out = append(out, offer(tm))
+	}
+	return out
 }
 
 func newTaskManager(id string, n int, net *network.Registry) *taskmanager.TaskManager {
@@ -240,7 +261,7 @@ func TestLostTaskManagerFailsItsExecutionsAtOnce(t *testing.T) {
 	tm1 := &cutTaskManager{TaskManager: newTaskManager("tm-1", 1, net)}
 	defer tm0.Close()
 	defer tm1.Close()
-	jm, err := jobmaster.New("job", j.graph(t), []jobmaster.TaskManager{tm0, tm1}, net, withRPC(t, jobmaster.Options{
+	jm, err := jobmaster.New("job", j.graph(t), offers(tm0, tm1), net, withRPC(t, jobmaster.Options{
 		Clock: clk, Restart: &scheduler.FixedDelay{Attempts: 1, Delay: time.Second},
 	}, tm0, tm1))
 	if err != nil {
@@ -277,7 +298,7 @@ func TestLostTaskManagerWithoutRestartFailsTheJob(t *testing.T) {
 	net := network.NewRegistry()
 	tm0 := &cutTaskManager{TaskManager: newTaskManager("tm-0", 2, net)}
 	defer tm0.Close()
-	jm, err := jobmaster.New("job", j.graph(t), []jobmaster.TaskManager{tm0}, net, withRPC(t, jobmaster.Options{Clock: clock.NewFake(epoch)}, tm0))
+	jm, err := jobmaster.New("job", j.graph(t), offers(tm0), net, withRPC(t, jobmaster.Options{Clock: clock.NewFake(epoch)}, tm0))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -303,7 +324,8 @@ func TestTaskManagerRegisteredLateStartsAWaitingJob(t *testing.T) {
 	tm0, tm1 := newTaskManager("tm-0", 1, net), newTaskManager("tm-1", 1, net)
 	defer tm0.Close()
 	defer tm1.Close()
-	jm, err := jobmaster.New("job", j.graph(t), []jobmaster.TaskManager{tm0}, net, withRPC(t, jobmaster.Options{Clock: clk, SlotWait: time.Minute}, tm0, tm1))
+	opts := withRPC(t, jobmaster.Options{Clock: clk, SlotWait: time.Minute}, tm0, tm1)
+	jm, err := jobmaster.New("job", j.graph(t), offers(tm0), net, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -312,7 +334,7 @@ func TestTaskManagerRegisteredLateStartsAWaitingJob(t *testing.T) {
 	if st := jm.Status(); st.State != scheduler.Created {
 		t.Fatalf("state %s while the job waits for slots, want CREATED", st.State)
 	}
-	jm.RegisterTaskManager(tm1, tm1.Slots())
+	offerThrough(t, opts, jm, offer(tm1))
 	for range j.parallelism {
 		<-j.opened
 	}
@@ -336,7 +358,7 @@ func TestSlotWaitTimesOut(t *testing.T) {
 	net := network.NewRegistry()
 	tm0 := newTaskManager("tm-0", 2, net)
 	defer tm0.Close()
-	jm, err := jobmaster.New("job", j.graph(t), []jobmaster.TaskManager{tm0}, net, withRPC(t, jobmaster.Options{Clock: clk, SlotWait: time.Minute}, tm0))
+	jm, err := jobmaster.New("job", j.graph(t), offers(tm0), net, withRPC(t, jobmaster.Options{Clock: clk, SlotWait: time.Minute}, tm0))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -357,27 +379,98 @@ func TestSlotWaitTimesOut(t *testing.T) {
 }
 
 // TaskManagers registered before Run count for the start, even when the
-// job does not wait for slots (the embedded cluster registers them so).
+// job does not wait for slots (the session cluster offers them so, through
+// the gateway served before Run); a TaskManager disconnected through the
+// gateway is lost for the reason its message gives.
 func TestTaskManagersRegisteredBeforeRunCountForTheStart(t *testing.T) {
 	j := &parallelJob{n: 10, parallelism: 2}
 	net := network.NewRegistry()
 	tm0, tm1 := newTaskManager("tm-0", 1, net), newTaskManager("tm-1", 1, net)
 	defer tm0.Close()
 	defer tm1.Close()
-	jm, err := jobmaster.New("job", j.graph(t), nil, net, withRPC(t, jobmaster.Options{Clock: clock.NewFake(epoch)}, tm0, tm1))
+	opts := withRPC(t, jobmaster.Options{Clock: clock.NewFake(epoch)}, tm0, tm1)
+	jm, err := jobmaster.New("job", j.graph(t), nil, net, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	jm.RegisterTaskManager(tm0, tm0.Slots())
-	jm.RegisterTaskManager(tm1, tm1.Slots())
+	offerThrough(t, opts, jm, offer(tm0))
+	offerThrough(t, opts, jm, offer(tm1))
 	done := runJob(context.Background(), jm)
 	for range j.parallelism {
 		<-j.opened
 	}
-	jm.DisconnectTaskManager("tm-1", "removed")
+	m := &rpcpb.DisconnectTaskManager{TaskManagerId: "tm-1", Cause: rpc.EncodeError(errors.New("removed by the test"))}
+	if _, err := opts.RPC.(*rpc.Local).JobMaster(jm.Address()).DisconnectTaskManager(context.Background(), m).Wait(context.Background()); err != nil {
+		t.Fatalf("disconnect tm-1: %v", err)
+	}
 	res := <-done
-	if res.Status != scheduler.Failed || !errors.Is(res.Err, scheduler.ErrTaskManagerLost) {
-		t.Fatalf("job ended %s (%v), want FAILED for the lost tm-1", res.Status, res.Err)
+	if res.Status != scheduler.Failed || !errors.Is(res.Err, scheduler.ErrTaskManagerLost) || !strings.Contains(res.Err.Error(), "removed by the test") {
+		t.Fatalf("job ended %s (%v), want FAILED for the lost tm-1, removed by the test", res.Status, res.Err)
+	}
+}
+
+// offerThrough offers jm tm's slots through its gateway (served from now
+// on), as the ResourceManager does, and waits for the answer: every slot
+// offered is accepted.
+func offerThrough(t *testing.T, opts jobmaster.Options, jm *jobmaster.JobMaster, tm jobmaster.TaskManager) {
+	t.Helper()
+	if _, err := jm.Serve(); err != nil {
+		t.Fatal(err)
+	}
+	m := jobmaster.SlotOffer("job", tm)
+	r, err := opts.RPC.(*rpc.Local).JobMaster(jm.Address()).OfferSlots(context.Background(), m).Wait(context.Background())
+	if err != nil {
+		t.Fatalf("offer the slots of %s: %v", tm.ID, err)
+	}
+	if got, want := len(r.GetAccepted()), len(tm.Slots); got != want {
+		t.Fatalf("%d of the %d slots of %s accepted, want all", got, want, tm.ID)
+	}
+}
+
+// The JobMaster's gateway refuses an offer or a disconnect it cannot
+// apply, with an error, and the job keeps only the slots it was really
+// offered: here too few to start.
+func TestGatewayRefusesBadOffers(t *testing.T) {
+	j := &parallelJob{n: 1, parallelism: 2}
+	net := network.NewRegistry()
+	tm0 := newTaskManager("tm-0", 1, net)
+	defer tm0.Close()
+	opts := withRPC(t, jobmaster.Options{Clock: clock.NewFake(epoch)}, tm0)
+	jm, err := jobmaster.New("job", j.graph(t), nil, net, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop, err := jm.Serve()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	gw := opts.RPC.(*rpc.Local).JobMaster(jm.Address())
+	foreign := jobmaster.SlotOffer("job", offer(tm0))
+	foreign.Offers = append(foreign.Offers, &rpcpb.SlotOffer{Slot: rpc.SlotID(slots.ID{TaskManager: "tm-9", Index: 0})})
+	for _, tc := range []struct {
+		name string
+		m    *rpcpb.OfferSlotsRequest
+		want string
+	}{
+		{"another job", jobmaster.SlotOffer("other", offer(tm0)), `an offer for job "other"`},
+		{"no slots", jobmaster.SlotOffer("job", jobmaster.TaskManager{ID: "tm-0"}), `an offer of 0 slots of TaskManager "tm-0"`},
+		{"a slot of another TaskManager", foreign, "TaskManager tm-0 offered slot"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := gw.OfferSlots(context.Background(), tc.m).Wait(context.Background())
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("offer answered %v, want an error saying %q", err, tc.want)
+			}
+		})
+	}
+	if _, err := gw.DisconnectTaskManager(context.Background(), &rpcpb.DisconnectTaskManager{}).Wait(context.Background()); err == nil {
+		t.Error("a disconnect without TaskManager was taken")
+	}
+	res := <-runJob(context.Background(), jm)
+	want := fmt.Sprintf("%v: the job needs 2 slots, 0 are free", slots.ErrNotEnoughSlots)
+	if res.Status != scheduler.Failed || res.Err == nil || res.Err.Error() != want {
+		t.Fatalf("job ended %s (%v), want FAILED with %q", res.Status, res.Err, want)
 	}
 }
 
@@ -390,7 +483,7 @@ func TestRestartWaitsForSlots(t *testing.T) {
 	tm0, tm1 := newTaskManager("tm-0", 1, net), newTaskManager("tm-1", 1, net)
 	defer tm0.Close()
 	defer tm1.Close()
-	jm, err := jobmaster.New("job", j.graph(t), []jobmaster.TaskManager{tm0, tm1}, net, withRPC(t, jobmaster.Options{
+	jm, err := jobmaster.New("job", j.graph(t), offers(tm0, tm1), net, withRPC(t, jobmaster.Options{
 		Clock: clk, SlotWait: time.Minute, Restart: &scheduler.FixedDelay{Attempts: 1, Delay: time.Second},
 	}, tm0, tm1))
 	if err != nil {
@@ -423,7 +516,7 @@ func TestTaskManagerLostBeforeRun(t *testing.T) {
 	tm0, tm1 := newTaskManager("tm-0", 1, net), newTaskManager("tm-1", 1, net)
 	defer tm0.Close()
 	defer tm1.Close()
-	jm, err := jobmaster.New("job", j.graph(t), []jobmaster.TaskManager{tm0, tm1}, net, withRPC(t, jobmaster.Options{Clock: clock.NewFake(epoch)}, tm0, tm1))
+	jm, err := jobmaster.New("job", j.graph(t), offers(tm0, tm1), net, withRPC(t, jobmaster.Options{Clock: clock.NewFake(epoch)}, tm0, tm1))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,8 +19,8 @@ func (jm *JobMaster) sizeChannels(plan slots.Plan) (network.Sizing, error) {
 	}
 	capacity := make(map[string]network.Capacity, len(jm.tms))
 	for _, s := range plan.Slots {
-		if tm := jm.tms[s.TaskManager]; tm != nil {
-			capacity[s.TaskManager] = tm.NetworkCapacity()
+		if tm, ok := jm.tms[s.TaskManager]; ok {
+			capacity[s.TaskManager] = tm.Network
 		}
 	}
 	sizing, err := network.Size(network.Demand(jm.graph, plan), capacity, want)

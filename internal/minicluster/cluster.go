@@ -12,6 +12,7 @@ import (
 	"github.com/weir-engine/weir/internal/network"
 	"github.com/weir-engine/weir/internal/resourcemanager"
 	"github.com/weir-engine/weir/internal/rpc"
+	"github.com/weir-engine/weir/internal/rpc/rpcpb"
 	"github.com/weir-engine/weir/internal/task"
 	"github.com/weir-engine/weir/internal/taskmanager"
 )
@@ -50,6 +51,8 @@ type Cluster struct {
 	log        *slog.Logger
 	net        *network.Registry
 	rm         *rmLoop
+	// unserveRM stops serving the ResourceManager's gateway.
+	unserveRM func()
 	// transport carries the messages between the JobMasters and the
 	// TaskManagers (encoded in tests); functions holds the graphs of the
 	// running jobs, which deployments name by function spec.
@@ -89,7 +92,7 @@ func NewCluster(opts ClusterOptions) (*Cluster, error) {
 	if opts.NetworkMemory == 0 {
 		opts.NetworkMemory = network.DefaultNetworkMemory
 	}
-	c := &Cluster{opts: opts, bufferSize: opts.Task.BufferSize, log: opts.Logger, net: network.NewRegistry(), rm: startRMLoop(),
+	c := &Cluster{opts: opts, bufferSize: opts.Task.BufferSize, log: opts.Logger, net: network.NewRegistry(),
 		transport: rpc.NewLocal(), functions: funcspec.NewTable(nil)}
 	if c.bufferSize <= 0 {
 		c.bufferSize = network.DefaultBufferSize
@@ -97,6 +100,13 @@ func NewCluster(opts ClusterOptions) (*Cluster, error) {
 	if c.log == nil {
 		c.log = slog.New(slog.DiscardHandler)
 	}
+	c.rm = startRMLoop(c.transport, c.log)
+	unserve, err := c.transport.ServeResourceManager(resourceManagerAddress, rmGateway{c.rm})
+	if err != nil {
+		c.rm.close()
+		return nil, fmt.Errorf("minicluster: %w", err)
+	}
+	c.unserveRM = unserve
 	c.opts.Task.Logger = c.log
 	c.storages = taskmanager.NewStorages(c.log)
 	c.ctx, c.cancel = context.WithCancel(context.Background())
@@ -142,7 +152,11 @@ func (c *Cluster) AddTaskManager(n int) (string, error) {
 	c.mu.tms[id] = tm
 	c.mu.unserve[id] = unserve
 	c.mu.Unlock()
-	err = c.rm.call(rmRequest{ev: resourcemanager.TaskManagerRegistered{ID: id, Slots: n, Network: tm.NetworkCapacity()}, tm: tm})
+	req := &rpcpb.RegisterTaskManagerRequest{TaskManagerId: id, Address: id, Slots: int32(n), Network: rpc.Capacity(tm.NetworkCapacity())}
+	r, err := c.transport.ResourceManager(resourceManagerAddress).RegisterTaskManager(context.Background(), req).Wait(context.Background())
+	if err == nil && !r.GetAccepted() {
+		err = fmt.Errorf("registration refused: %s", r.GetReason())
+	}
 	if err != nil {
 		c.dropTaskManager(id)
 		return "", fmt.Errorf("minicluster: add %s: %w", id, err)
@@ -160,7 +174,8 @@ func (c *Cluster) RemoveTaskManager(id string) error {
 	if !ok {
 		return fmt.Errorf("minicluster: remove %s: no such TaskManager", id)
 	}
-	if err := c.rm.call(rmRequest{ev: resourcemanager.TaskManagerLost{ID: id, Reason: "removed from the cluster"}}); err != nil {
+	m := disconnect(id, "removed from the cluster")
+	if _, err := c.transport.ResourceManager(resourceManagerAddress).DisconnectTaskManager(context.Background(), m).Wait(context.Background()); err != nil {
 		return fmt.Errorf("minicluster: remove %s: %w", id, err)
 	}
 	c.dropTaskManager(id)
@@ -202,6 +217,7 @@ func (c *Cluster) Close() {
 	c.mu.Unlock()
 	c.cancel()
 	c.jobs.Wait()
+	c.unserveRM()
 	c.rm.close()
 	c.mu.Lock()
 	tms, unserve := c.mu.tms, c.mu.unserve

@@ -81,9 +81,17 @@ func (c *Cluster) Submit(ctx context.Context, jobID string, jg *graph.JobGraph, 
 		return failed(jobID, err)
 	}
 	need := slotsNeeded(jg)
-	// Synchronous: the slots free now are in the JobMaster's queue before
-	// it runs, so a job that does not wait starts with them.
-	if err := c.rm.call(rmRequest{ev: resourcemanager.DeclareResources{Job: jobID, Min: need, Max: max(need, 1)}, jm: jm}); err != nil {
+	// The JobMaster's gateway is served before the declaration, and the
+	// declaration is synchronous: the slots free now are offered through
+	// it and are in the JobMaster's queue before it runs, so a job that
+	// does not wait starts with them. Run stops serving it.
+	unserve, err := jm.Serve()
+	if err != nil {
+		ended()
+		return failed(jobID, err)
+	}
+	if err := c.rm.call(rmRequest{ev: resourcemanager.DeclareResources{Job: jobID, Min: need, Max: max(need, 1)}, jm: jm.Address()}); err != nil {
+		unserve()
 		ended()
 		return failed(jobID, fmt.Errorf("minicluster: declare the resources of job %s: %w", jobID, err))
 	}

@@ -1,43 +1,59 @@
 package minicluster
 
 import (
+	"context"
+	"log/slog"
+
 	"github.com/weir-engine/weir/internal/jobmaster"
+	"github.com/weir-engine/weir/internal/network"
 	"github.com/weir-engine/weir/internal/queue"
 	"github.com/weir-engine/weir/internal/resourcemanager"
+	"github.com/weir-engine/weir/internal/rpc"
 	"github.com/weir-engine/weir/internal/scheduler/slots"
 )
 
 // rmLoop is the ResourceManager at the edge: one goroutine owns the
-// resourcemanager state machine and the gateways of the TaskManagers and
-// JobMasters it decides about. Other goroutines hand it requests; it
-// steps the state machine and performs the decisions by pushing events
-// into the JobMasters' loops, which never blocks.
+// resourcemanager state machine and the addresses of the TaskManagers and
+// JobMasters it decides about. Other goroutines hand it requests (the
+// TaskManagers through its rpc.ResourceManagerGateway, see rmgateway.go);
+// it steps the state machine and performs the decisions as messages to
+// the JobMasters' gateways (OfferSlots, DisconnectTaskManager), which
+// queue them as events of their loops and never block.
 type rmLoop struct {
-	requests *queue.Queue[rmRequest]
-	stop     chan struct{}
-	done     chan struct{}
+	requests  *queue.Queue[rmRequest]
+	stop      chan struct{}
+	done      chan struct{}
+	transport *rpc.Local
+	log       *slog.Logger
 
 	// Owned by the loop's goroutine.
 	rm  *resourcemanager.ResourceManager
-	tms map[string]jobmaster.TaskManager
-	jms map[string]*jobmaster.JobMaster
+	tms map[string]tmAddress
+	jms map[string]string
 }
 
-// rmRequest is one event for the state machine with the gateway it
+// tmAddress is where a registered TaskManager's gateway is served, and
+// its network memory, which every offer of its slots carries.
+type tmAddress struct {
+	address string
+	network network.Capacity
+}
+
+// rmRequest is one event for the state machine with the address it
 // introduces (tm with TaskManagerRegistered, jm with the first
 // DeclareResources of a job), or a query (read) run on the loop.
 type rmRequest struct {
 	ev    any
-	tm    jobmaster.TaskManager
-	jm    *jobmaster.JobMaster
+	tm    string
+	jm    string
 	read  func(*resourcemanager.ResourceManager)
 	reply chan error
 }
 
-func startRMLoop() *rmLoop {
+func startRMLoop(transport *rpc.Local, log *slog.Logger) *rmLoop {
 	l := &rmLoop{
-		requests: queue.New[rmRequest](), stop: make(chan struct{}), done: make(chan struct{}),
-		rm: resourcemanager.New(), tms: make(map[string]jobmaster.TaskManager), jms: make(map[string]*jobmaster.JobMaster),
+		requests: queue.New[rmRequest](), stop: make(chan struct{}), done: make(chan struct{}), transport: transport, log: log,
+		rm: resourcemanager.New(), tms: make(map[string]tmAddress), jms: make(map[string]string),
 	}
 	go l.run()
 	return l
@@ -86,20 +102,23 @@ func (l *rmLoop) handle(r rmRequest) error {
 	}
 	switch e := r.ev.(type) {
 	case resourcemanager.TaskManagerRegistered:
-		l.tms[e.ID] = r.tm
+		l.tms[e.ID] = tmAddress{address: r.tm, network: e.Network}
 	case resourcemanager.DeclareResources:
-		if r.jm != nil {
+		if r.jm != "" {
 			l.jms[e.Job] = r.jm
 		}
 	}
 	for _, d := range l.rm.Ready() {
 		switch d := d.(type) {
 		case resourcemanager.OfferSlots:
-			for _, tm := range byTaskManager(d.Slots) {
-				l.jms[d.Job].RegisterTaskManager(l.tms[tm[0].TaskManager], tm)
+			for _, ss := range byTaskManager(d.Slots) {
+				id := ss[0].TaskManager
+				tm := jobmaster.TaskManager{ID: id, Address: l.tms[id].address, Slots: ss, Network: l.tms[id].network}
+				tell(l, "offer slots", d.Job, l.transport.JobMaster(l.jms[d.Job]).OfferSlots(context.Background(), jobmaster.SlotOffer(d.Job, tm)))
 			}
 		case resourcemanager.NotifyLost:
-			l.jms[d.Job].DisconnectTaskManager(d.TaskManager, d.Reason)
+			m := disconnect(d.TaskManager, d.Reason)
+			tell(l, "disconnect "+d.TaskManager, d.Job, l.transport.JobMaster(l.jms[d.Job]).DisconnectTaskManager(context.Background(), m))
 		}
 	}
 	switch e := r.ev.(type) {
@@ -109,6 +128,17 @@ func (l *rmLoop) handle(r rmRequest) error {
 		delete(l.jms, e.Job)
 	}
 	return nil
+}
+
+// tell logs a message to a JobMaster that was not taken. In process the
+// JobMaster queued it by the time the call returned; a JobMaster that is
+// gone (its job ended) no longer needs it.
+func tell[T any](l *rmLoop, what, job string, f *rpc.Future[T]) {
+	f.OnComplete(func(_ T, err error) {
+		if err != nil {
+			l.log.Debug("a message to a JobMaster was not taken", "message", what, "job", job, "err", err)
+		}
+	})
 }
 
 // byTaskManager groups slots by their TaskManager, in the order the

@@ -130,16 +130,6 @@ type tmInfo struct {
 	capacity network.Capacity
 }
 
-func (t *tmInfo) ID() string { return t.id }
-func (t *tmInfo) Slots() []slots.ID {
-	out := make([]slots.ID, t.slots)
-	for i := range out {
-		out[i] = slots.ID{TaskManager: t.id, Index: i}
-	}
-	return out
-}
-func (t *tmInfo) NetworkCapacity() network.Capacity { return t.capacity }
-
 // offLoopTask is a piece of the JobMaster's work off its loop.
 type offLoopTask struct {
 	f   func()
@@ -351,7 +341,7 @@ func (c *Cluster) performRM() {
 			}
 			for _, tm := range sortedKeys(by) {
 				c.W.Tracef("resourcemanager: offer %d slots of %s", len(by[tm]), tm)
-				c.JM.RegisterTaskManager(c.tmInfo[tm], by[tm])
+				c.JM.RegisterTaskManager(jobmaster.TaskManager{ID: tm, Address: tm, Slots: by[tm], Network: c.tmInfo[tm].capacity})
 			}
 		case resourcemanager.NotifyLost:
 			if c.Result != nil {

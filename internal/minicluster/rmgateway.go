@@ -1,0 +1,60 @@
+package minicluster
+
+import (
+	"context"
+	"errors"
+
+	"github.com/weir-engine/weir/internal/resourcemanager"
+	"github.com/weir-engine/weir/internal/rpc"
+	"github.com/weir-engine/weir/internal/rpc/rpcpb"
+)
+
+// resourceManagerAddress is where the cluster serves its ResourceManager's
+// gateway on its rpc.Local.
+const resourceManagerAddress = "resourcemanager"
+
+// rmGateway is the ResourceManager's rpc.ResourceManagerGateway: every
+// message becomes a request of the ResourceManager loop, answered once the
+// loop handled it (and its decisions reached the JobMasters).
+type rmGateway struct{ l *rmLoop }
+
+// RegisterTaskManager registers a TaskManager and its slots; a refused
+// registration is answered with the reason.
+func (g rmGateway) RegisterTaskManager(_ context.Context, m *rpcpb.RegisterTaskManagerRequest) *rpc.Future[*rpcpb.RegisterTaskManagerResponse] {
+	address := m.GetAddress()
+	if address == "" {
+		address = m.GetTaskManagerId()
+	}
+	ev := resourcemanager.TaskManagerRegistered{ID: m.GetTaskManagerId(), Slots: int(m.GetSlots()), Network: rpc.FromCapacity(m.GetNetwork())}
+	if err := g.l.call(rmRequest{ev: ev, tm: address}); err != nil {
+		if errors.Is(err, ErrClosed) {
+			return rpc.Failed[*rpcpb.RegisterTaskManagerResponse](err)
+		}
+		return rpc.Completed(&rpcpb.RegisterTaskManagerResponse{Reason: err.Error()}, nil)
+	}
+	return rpc.Completed(&rpcpb.RegisterTaskManagerResponse{Accepted: true, ResourceManagerId: resourceManagerAddress}, nil)
+}
+
+// Heartbeat answers a TaskManager's heartbeat (the session cluster in one
+// process loses a TaskManager only when it is removed).
+func (g rmGateway) Heartbeat(_ context.Context, m *rpcpb.Heartbeat) *rpc.Future[*rpcpb.Heartbeat] {
+	return rpc.Completed(&rpcpb.Heartbeat{SenderId: resourceManagerAddress, Sequence: m.GetSequence()}, nil)
+}
+
+// DisconnectTaskManager takes a TaskManager away: the jobs that held its
+// slots are told before the answer comes.
+func (g rmGateway) DisconnectTaskManager(_ context.Context, m *rpcpb.DisconnectTaskManager) *rpc.Future[*rpcpb.Ack] {
+	reason := "disconnected"
+	if err := rpc.DecodeError(m.GetCause()); err != nil {
+		reason = err.Error()
+	}
+	if err := g.l.call(rmRequest{ev: resourcemanager.TaskManagerLost{ID: m.GetTaskManagerId(), Reason: reason}}); err != nil {
+		return rpc.Failed[*rpcpb.Ack](err)
+	}
+	return rpc.Completed(&rpcpb.Ack{}, nil)
+}
+
+// disconnect is the message that says TaskManager id is gone for reason.
+func disconnect(id, reason string) *rpcpb.DisconnectTaskManager {
+	return &rpcpb.DisconnectTaskManager{TaskManagerId: id, Cause: rpc.EncodeError(errors.New(reason))}
+}

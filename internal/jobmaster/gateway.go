@@ -60,9 +60,11 @@ func (jm *JobMaster) serve() (stop func(), err error) {
 
 // triggerTask sends a checkpoint trigger to a subtask. A subtask that is
 // no longer running has finished or failed, and its report is on its way:
-// the coordinator learns of it from there (a finished task without its
-// snapshot fails the checkpoint at once, a failure aborts it), so a
-// trigger that is not taken needs no decline of its own.
+// the coordinator learns of it from there (a task that finished after its
+// final checkpoint is recorded as finished in the checkpoint and the tasks
+// that became roots are triggered again; one that finished before its end
+// of data fails the checkpoint at once; a failure aborts it), so a trigger
+// that is not taken needs no decline of its own.
 func (jm *JobMaster) triggerTask(id scheduler.ExecutionID, b network.CheckpointBarrier) {
 	te := jm.taskExecutorOf(id)
 	if te == nil {

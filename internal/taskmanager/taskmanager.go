@@ -247,8 +247,9 @@ func (tm *TaskManager) Submit(d Deployment) error {
 		tm.mu.Unlock()
 		// Before the report: a restart deploys the next generation only
 		// once every subtask reported its end, and it needs the buffers.
-		// Buffers a finished sender left queued for a slower receiver
-		// stay with that channel, which goes with the receiver's gate.
+		// Data a finished producer left queued in its subpartitions stays
+		// there until its consumer reads it or the job's partitions are
+		// released (network.Registry.ReleaseJob).
 		tm.buffers.Recycle(buffers)
 		report(state, err)
 	}()

@@ -3,6 +3,8 @@ package checkpoint
 import (
 	"fmt"
 	"time"
+
+	"github.com/weir-engine/weir/internal/graph"
 )
 
 // Action is an output of [Coordinator.Ready], for the caller to perform in
@@ -55,7 +57,7 @@ type Trigger struct {
 	Timestamp time.Time
 	Kind      Kind
 	Cause     Cause
-	Tasks     []TaskID
+	Tasks     []graph.SubtaskID
 	Again     bool
 }
 
@@ -67,8 +69,8 @@ type Persist struct {
 	ID                    int64
 	Kind                  Kind
 	Timestamp             time.Time
-	States                map[TaskID]any
-	Finished              []TaskID
+	States                map[graph.SubtaskID]any
+	Finished              []graph.SubtaskID
 	FullyFinishedVertices []int
 }
 
@@ -77,7 +79,7 @@ type Persist struct {
 // waiting for their final checkpoint (which may now exit).
 type NotifyComplete struct {
 	ID    int64
-	Tasks []TaskID
+	Tasks []graph.SubtaskID
 }
 
 // NotifyAborted tells Tasks (those running at the trigger and still not
@@ -86,7 +88,7 @@ type NotifyComplete struct {
 // gone.
 type NotifyAborted struct {
 	ID     int64
-	Tasks  []TaskID
+	Tasks  []graph.SubtaskID
 	Reason error
 }
 

@@ -3,6 +3,8 @@ package checkpoint
 import (
 	"fmt"
 	"time"
+
+	"github.com/weir-engine/weir/internal/graph"
 )
 
 // Coordinator is the checkpoint coordinator of one job as a pure state
@@ -121,7 +123,7 @@ type PendingStatus struct {
 	Cause     Cause
 	Timestamp time.Time
 	// NotAcked are the tasks that have yet to acknowledge.
-	NotAcked []TaskID
+	NotAcked []graph.SubtaskID
 	// Persisting is true once every task acknowledged and the coordinator
 	// waits for Persisted.
 	Persisting bool
@@ -163,7 +165,7 @@ func (c *Coordinator) advance(t time.Time) {
 
 // check validates an event before anything changes.
 func (c *Coordinator) check(ev Event) error {
-	task := func(t TaskID) error {
+	task := func(t graph.SubtaskID) error {
 		if _, ok := c.ix.flat(t); !ok {
 			return fmt.Errorf("checkpoint: no task %v in the topology", t)
 		}
@@ -220,8 +222,8 @@ func (c *Coordinator) remove(p *pending) {
 }
 
 // stillRunning filters tasks down to those that have not finished.
-func (c *Coordinator) stillRunning(tasks []TaskID) []TaskID {
-	var out []TaskID
+func (c *Coordinator) stillRunning(tasks []graph.SubtaskID) []graph.SubtaskID {
+	var out []graph.SubtaskID
 	for _, t := range tasks {
 		if f, _ := c.ix.flat(t); !c.tasks.finished[f] {
 			out = append(out, t)

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/cockroachdb/datadriven"
+
+	"github.com/weir-engine/weir/internal/graph"
 )
 
 // TestCoordinator runs the scripts in testdata. Each command steps the
@@ -78,7 +80,7 @@ func (h *harness) run(t *testing.T, d *datadriven.TestData) string {
 		region, sizes := regionsOf(ix)
 		var b strings.Builder
 		for r := range sizes {
-			var ts []TaskID
+			var ts []graph.SubtaskID
 			for f := range region {
 				if int(region[f]) == r {
 					ts = append(ts, ix.taskOf(f))
@@ -138,7 +140,7 @@ func (h *harness) run(t *testing.T, d *datadriven.TestData) string {
 		return h.step(TriggerRequest{Now: h.now(), Kind: k})
 	case "ack":
 		id := int64(mustInt(t, d.CmdArgs[0].Key))
-		var tasks []TaskID
+		var tasks []graph.SubtaskID
 		if d.HasArg("all") {
 			for _, p := range h.c.Pending() {
 				if p.ID == id {
@@ -188,7 +190,7 @@ func (h *harness) run(t *testing.T, d *datadriven.TestData) string {
 		}
 		return h.step(ev)
 	case "restart":
-		var fin []TaskID
+		var fin []graph.SubtaskID
 		if d.HasArg("finished") {
 			fin = taskArgs(t, d, "finished")
 		}
@@ -226,11 +228,11 @@ func formatAction(a Action) string {
 		}
 		return fmt.Sprintf("trigger %d %v %v at=%v tasks=%v%s", a.ID, a.Kind, a.Cause, a.Timestamp.Sub(epoch), a.Tasks, again)
 	case Persist:
-		var keys []TaskID
+		var keys []graph.SubtaskID
 		for k := range a.States {
 			keys = append(keys, k)
 		}
-		slices.SortFunc(keys, func(x, y TaskID) int {
+		slices.SortFunc(keys, func(x, y graph.SubtaskID) int {
 			if x.Vertex != y.Vertex {
 				return x.Vertex - y.Vertex
 			}
@@ -291,8 +293,8 @@ func parseTopology(t *testing.T, d *datadriven.TestData) *Topology {
 	return top
 }
 
-func taskArgs(t *testing.T, d *datadriven.TestData, key string) []TaskID {
-	var out []TaskID
+func taskArgs(t *testing.T, d *datadriven.TestData, key string) []graph.SubtaskID {
+	var out []graph.SubtaskID
 	for _, a := range d.CmdArgs {
 		if a.Key != key {
 			continue
@@ -303,7 +305,7 @@ func taskArgs(t *testing.T, d *datadriven.TestData, key string) []TaskID {
 				if !ok {
 					t.Fatalf("bad task %q", s)
 				}
-				out = append(out, TaskID{mustInt(t, vs), mustInt(t, ss)})
+				out = append(out, graph.SubtaskID{Vertex: mustInt(t, vs), Subtask: mustInt(t, ss)})
 			}
 		}
 	}

@@ -3,6 +3,8 @@ package checkpoint
 import (
 	"fmt"
 	"time"
+
+	"github.com/weir-engine/weir/internal/graph"
 )
 
 // Event is an input of [Coordinator.Step]. Every event carries a Now, the
@@ -68,7 +70,7 @@ type TriggerRequest struct {
 // which the coordinator passes on, untouched, in [Persist].
 type Ack struct {
 	ID    int64
-	Task  TaskID
+	Task  graph.SubtaskID
 	State any
 	Now   time.Time
 }
@@ -78,7 +80,7 @@ type Ack struct {
 // after every task acknowledged, changes nothing.
 type Decline struct {
 	ID     int64
-	Task   TaskID
+	Task   graph.SubtaskID
 	Reason error
 	Now    time.Time
 }
@@ -87,7 +89,7 @@ type Decline struct {
 // input and ran finish(), and now waits for a checkpoint triggered after
 // this point to complete before it exits (FLIP-147's final checkpoint).
 type TaskEndOfData struct {
-	Task TaskID
+	Task graph.SubtaskID
 	Now  time.Time
 }
 
@@ -96,7 +98,7 @@ type TaskEndOfData struct {
 // acknowledgement may still be on its way, so the coordinator keeps waiting
 // for it; for later checkpoints the task will never acknowledge.
 type TaskFinished struct {
-	Task         TaskID
+	Task         graph.SubtaskID
 	Now          time.Time
 	LastSnapshot int64
 }
@@ -108,7 +110,7 @@ type TaskFinished struct {
 // fully finished); the periodic schedule restarts from Now.
 type TasksRestarted struct {
 	Now      time.Time
-	Finished []TaskID
+	Finished []graph.SubtaskID
 }
 
 // Persisted answers a [Persist]: the caller wrote the checkpoint's

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/weir-engine/weir/internal/checkpoint"
+	"github.com/weir-engine/weir/internal/graph"
 )
 
 // A bounded job, source -> sink: both reach end of data, the final
@@ -21,7 +22,7 @@ func Example() {
 		panic(err)
 	}
 	start := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
-	src, sink := checkpoint.TaskID{Vertex: 0}, checkpoint.TaskID{Vertex: 1}
+	src, sink := graph.SubtaskID{Vertex: 0}, graph.SubtaskID{Vertex: 1}
 
 	// The JobMaster loop: step an event, perform the actions.
 	step := func(ev checkpoint.Event) {

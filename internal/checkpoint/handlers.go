@@ -2,6 +2,8 @@ package checkpoint
 
 import (
 	"fmt"
+
+	"github.com/weir-engine/weir/internal/graph"
 )
 
 // The event handlers that move pending checkpoints forward or end them.
@@ -43,7 +45,7 @@ func (c *Coordinator) onDecline(ev Decline) {
 // coming (the finish report may overtake it). Checkpoints the task already
 // acknowledged, or does not take part in, are not affected: finishing does
 // not cancel pending checkpoints.
-func (c *Coordinator) onFinished(task TaskID, lastSnapshot int64) {
+func (c *Coordinator) onFinished(task graph.SubtaskID, lastSnapshot int64) {
 	f, _ := c.ix.flat(task)
 	if !c.tasks.finish(f) {
 		return

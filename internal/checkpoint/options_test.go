@@ -3,6 +3,8 @@ package checkpoint
 import (
 	"testing"
 	"time"
+
+	"github.com/weir-engine/weir/internal/graph"
 )
 
 func TestOptionsValidate(t *testing.T) {
@@ -40,11 +42,11 @@ func TestStepRejectsMalformedEvents(t *testing.T) {
 	for _, ev := range []Event{
 		nil,
 		TriggerRequest{Kind: Kind(9)},
-		Ack{Task: TaskID{1, 0}},
-		Decline{Task: TaskID{0, 1}},
-		TaskEndOfData{Task: TaskID{0, -1}},
-		TaskFinished{Task: TaskID{3, 3}},
-		TasksRestarted{Finished: []TaskID{{0, 5}}},
+		Ack{Task: graph.SubtaskID{Vertex: 1, Subtask: 0}},
+		Decline{Task: graph.SubtaskID{Vertex: 0, Subtask: 1}},
+		TaskEndOfData{Task: graph.SubtaskID{Vertex: 0, Subtask: -1}},
+		TaskFinished{Task: graph.SubtaskID{Vertex: 3, Subtask: 3}},
+		TasksRestarted{Finished: []graph.SubtaskID{{Vertex: 0, Subtask: 5}}},
 	} {
 		if err := c.Step(ev); err == nil {
 			t.Errorf("Step(%#v): no error", ev)

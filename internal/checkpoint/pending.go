@@ -1,6 +1,10 @@
 package checkpoint
 
-import "time"
+import (
+	"time"
+
+	"github.com/weir-engine/weir/internal/graph"
+)
 
 // pending is a checkpoint between its trigger and its end, Flink's
 // PendingCheckpoint: the plan it was triggered with, which of the tasks it
@@ -18,7 +22,7 @@ type pending struct {
 	// triggered holds the flat numbers of the tasks the trigger RPC went
 	// to: the plan's roots, and those that became roots later (retrigger).
 	triggered map[int]struct{}
-	states    map[TaskID]any
+	states    map[graph.SubtaskID]any
 	// persisting is set once every task acknowledged and Persist went out:
 	// the checkpoint now only waits for Persisted and no longer expires.
 	persisting bool
@@ -34,7 +38,7 @@ func newPending(id int64, kind Kind, cause Cause, now time.Time, timeout time.Du
 		plan:      plan,
 		waiting:   make(map[int]struct{}, len(plan.TasksToWaitFor)),
 		triggered: make(map[int]struct{}, len(plan.TasksToTrigger)),
-		states:    make(map[TaskID]any, len(plan.TasksToWaitFor)),
+		states:    make(map[graph.SubtaskID]any, len(plan.TasksToWaitFor)),
 	}
 	for _, t := range plan.TasksToWaitFor {
 		f, _ := ix.flat(t)
@@ -50,7 +54,7 @@ func newPending(id int64, kind Kind, cause Cause, now time.Time, timeout time.Du
 // ack records task's state and reports whether it was awaited. A second
 // ack from the same task, or one from a task the checkpoint does not wait
 // for, changes nothing.
-func (p *pending) ack(flat int, task TaskID, state any) bool {
+func (p *pending) ack(flat int, task graph.SubtaskID, state any) bool {
 	if _, ok := p.waiting[flat]; !ok {
 		return false
 	}
@@ -64,7 +68,7 @@ func (p *pending) ack(flat int, task TaskID, state any) bool {
 // and its vertex among the fully finished ones if it was the vertex's last
 // running subtask: a restore must not run the vertex again, as it would if
 // it were restored with the empty state of its finished subtasks.
-func (p *pending) finishedWithoutAck(ix *index, flat int, task TaskID) {
+func (p *pending) finishedWithoutAck(ix *index, flat int, task graph.SubtaskID) {
 	delete(p.waiting, flat)
 	p.plan.FinishedTasks = append(p.plan.FinishedTasks, task)
 	n := 0
@@ -80,8 +84,8 @@ func (p *pending) finishedWithoutAck(ix *index, flat int, task TaskID) {
 
 // newRoots returns the roots of plan that the checkpoint still waits for
 // and has not sent the trigger to, and records them as triggered.
-func (p *pending) newRoots(ix *index, plan Plan) []TaskID {
-	var out []TaskID
+func (p *pending) newRoots(ix *index, plan Plan) []graph.SubtaskID {
+	var out []graph.SubtaskID
 	for _, t := range plan.TasksToTrigger {
 		f, _ := ix.flat(t)
 		if _, done := p.triggered[f]; done || !p.awaits(f) {

@@ -1,5 +1,7 @@
 package checkpoint
 
+import "github.com/weir-engine/weir/internal/graph"
+
 // Plan says, for one checkpoint, which tasks to send the trigger to, which
 // tasks must acknowledge it and which are left out because they finished
 // (FLIP-147). It is a value: computing it has no side effect.
@@ -9,12 +11,12 @@ type Plan struct {
 	// "roots" behind finished tasks. They get the checkpoint by RPC; every
 	// other running task gets it as a barrier from a running producer (or
 	// as EndOfPartition from a finished one).
-	TasksToTrigger []TaskID
+	TasksToTrigger []graph.SubtaskID
 	// TasksToWaitFor are all running tasks; each must acknowledge.
-	TasksToWaitFor []TaskID
+	TasksToWaitFor []graph.SubtaskID
 	// FinishedTasks are the tasks that finished before the trigger. Their
 	// state is not part of the checkpoint (FLIP-147 option 3).
-	FinishedTasks []TaskID
+	FinishedTasks []graph.SubtaskID
 	// FullyFinishedVertices are the IDs of the vertices whose every subtask
 	// finished; the checkpoint records them so that a restore skips them.
 	FullyFinishedVertices []int
@@ -36,7 +38,7 @@ type Plan struct {
 //     subtasks, and then only through POINTWISE edges (every ALL_TO_ALL
 //     producer is known to be finished), which touches each producer-consumer
 //     pair of a pointwise edge once: O(max(P, C)) per edge.
-func CalculatePlan(t *Topology, finished func(TaskID) bool) Plan {
+func CalculatePlan(t *Topology, finished func(graph.SubtaskID) bool) Plan {
 	ix, err := compile(t)
 	if err != nil {
 		panic(err)
@@ -44,7 +46,7 @@ func CalculatePlan(t *Topology, finished func(TaskID) bool) Plan {
 	fin := make([]bool, ix.total)
 	for v, vx := range ix.vertices {
 		for s := 0; s < vx.Parallelism; s++ {
-			fin[ix.offset[v]+s] = finished(TaskID{Vertex: vx.ID, Subtask: s})
+			fin[ix.offset[v]+s] = finished(graph.SubtaskID{Vertex: vx.ID, Subtask: s})
 		}
 	}
 	return calculatePlan(ix, fin)
@@ -65,8 +67,8 @@ func calculatePlan(ix *index, finished []bool) Plan {
 		total += nfin[v]
 	}
 	p := Plan{
-		TasksToWaitFor: make([]TaskID, 0, ix.total-total),
-		FinishedTasks:  make([]TaskID, 0, total),
+		TasksToWaitFor: make([]graph.SubtaskID, 0, ix.total-total),
+		FinishedTasks:  make([]graph.SubtaskID, 0, total),
 	}
 	for v, vx := range ix.vertices {
 		off, par := ix.offset[v], vx.Parallelism

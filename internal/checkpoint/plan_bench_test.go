@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/weir-engine/weir/internal/graph"
 )
 
 // benchTopology builds a job of n vertices of parallelism p: chains of
@@ -46,7 +48,7 @@ func BenchmarkCalculatePlan(b *testing.B) {
 				for i := range fin {
 					fin[i] = rng.IntN(100) < pct
 				}
-				finished := func(t TaskID) bool { return fin[t.Vertex*size.parallelism+t.Subtask] }
+				finished := func(t graph.SubtaskID) bool { return fin[t.Vertex*size.parallelism+t.Subtask] }
 				runs := 0
 				var roots int
 				for b.Loop() {
@@ -74,7 +76,7 @@ func BenchmarkNaivePlan(b *testing.B) {
 			for i := range fin {
 				fin[i] = rng.IntN(100) < 50
 			}
-			finished := func(t TaskID) bool { return fin[t.Vertex*size.parallelism+t.Subtask] }
+			finished := func(t graph.SubtaskID) bool { return fin[t.Vertex*size.parallelism+t.Subtask] }
 			runs := 0
 			for b.Loop() {
 				naivePlan(top, finished)

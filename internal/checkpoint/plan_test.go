@@ -5,8 +5,9 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/weir-engine/weir/internal/graph"
 	"pgregory.net/rapid"
+
+	"github.com/weir-engine/weir/internal/graph"
 )
 
 // genTopology draws a small random DAG: chains, fan-ins, several sources,
@@ -40,7 +41,7 @@ func seqInts(n int) []int {
 
 // naivePlan is the definition, O(n^2) on ALL_TO_ALL edges: a running task
 // is a root when none of the subtasks it reads runs.
-func naivePlan(top *Topology, finished func(TaskID) bool) Plan {
+func naivePlan(top *Topology, finished func(graph.SubtaskID) bool) Plan {
 	var p Plan
 	par := map[int]int{}
 	for _, v := range top.Vertices {
@@ -49,7 +50,7 @@ func naivePlan(top *Topology, finished func(TaskID) bool) Plan {
 	for _, v := range top.Vertices {
 		all := true
 		for s := 0; s < v.Parallelism; s++ {
-			task := TaskID{v.ID, s}
+			task := graph.SubtaskID{Vertex: v.ID, Subtask: s}
 			if finished(task) {
 				p.FinishedTasks = append(p.FinishedTasks, task)
 				continue
@@ -59,7 +60,7 @@ func naivePlan(top *Topology, finished func(TaskID) bool) Plan {
 			root := true
 			for _, e := range v.Inputs {
 				for _, j := range ProducersOf(e.Pattern, par[e.Source], v.Parallelism, s) {
-					if !finished(TaskID{e.Source, j}) {
+					if !finished(graph.SubtaskID{Vertex: e.Source, Subtask: j}) {
 						root = false
 					}
 				}
@@ -88,16 +89,16 @@ func TestPlanMatchesNaive(t *testing.T) {
 		if err := top.Validate(); err != nil {
 			t.Fatal(err)
 		}
-		fin := map[TaskID]bool{}
+		fin := map[graph.SubtaskID]bool{}
 		bias := rapid.IntRange(0, 4).Draw(t, "bias") // 0: none finished ... 4: most
 		for _, v := range top.Vertices {
 			for s := 0; s < v.Parallelism; s++ {
-				fin[TaskID{v.ID, s}] = rapid.IntRange(0, 3).Draw(t, "f") < bias
+				fin[graph.SubtaskID{Vertex: v.ID, Subtask: s}] = rapid.IntRange(0, 3).Draw(t, "f") < bias
 			}
 		}
 		calls := 0
-		got := CalculatePlan(top, func(id TaskID) bool { calls++; return fin[id] })
-		want := naivePlan(top, func(id TaskID) bool { return fin[id] })
+		got := CalculatePlan(top, func(id graph.SubtaskID) bool { calls++; return fin[id] })
+		want := naivePlan(top, func(id graph.SubtaskID) bool { return fin[id] })
 		if !plansEqual(got, want) {
 			t.Fatalf("plan differs\n got %+v\nwant %+v", got, want)
 		}
@@ -115,11 +116,11 @@ func TestPlanExamples(t *testing.T) {
 		{ID: 1, Parallelism: 2, Inputs: []Edge{{0, AllToAll}}},
 		{ID: 2, Parallelism: 2, Inputs: []Edge{{1, Pointwise}}},
 	}}
-	p := CalculatePlan(top, func(t TaskID) bool { return t.Vertex == 0 || t == TaskID{1, 1} })
+	p := CalculatePlan(top, func(t graph.SubtaskID) bool { return t.Vertex == 0 || t == graph.SubtaskID{Vertex: 1, Subtask: 1} })
 	want := Plan{
-		TasksToTrigger:        []TaskID{{1, 0}, {2, 1}},
-		TasksToWaitFor:        []TaskID{{1, 0}, {2, 0}, {2, 1}},
-		FinishedTasks:         []TaskID{{0, 0}, {0, 1}, {1, 1}},
+		TasksToTrigger:        []graph.SubtaskID{{Vertex: 1, Subtask: 0}, {Vertex: 2, Subtask: 1}},
+		TasksToWaitFor:        []graph.SubtaskID{{Vertex: 1, Subtask: 0}, {Vertex: 2, Subtask: 0}, {Vertex: 2, Subtask: 1}},
+		FinishedTasks:         []graph.SubtaskID{{Vertex: 0, Subtask: 0}, {Vertex: 0, Subtask: 1}, {Vertex: 1, Subtask: 1}},
 		FullyFinishedVertices: []int{0},
 	}
 	if !plansEqual(p, want) {
@@ -127,8 +128,8 @@ func TestPlanExamples(t *testing.T) {
 	}
 	// Only one of A's subtasks finished: nothing behind the ALL_TO_ALL edge
 	// is a root.
-	p = CalculatePlan(top, func(t TaskID) bool { return t == TaskID{0, 0} })
-	if !slices.Equal(p.TasksToTrigger, []TaskID{{0, 1}}) {
+	p = CalculatePlan(top, func(t graph.SubtaskID) bool { return t == graph.SubtaskID{Vertex: 0, Subtask: 0} })
+	if !slices.Equal(p.TasksToTrigger, []graph.SubtaskID{{Vertex: 0, Subtask: 1}}) {
 		t.Fatalf("got %v", p.TasksToTrigger)
 	}
 }

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"pgregory.net/rapid"
+
+	"github.com/weir-engine/weir/internal/graph"
 )
 
 // model is what the test driver knows: what it told the coordinator and
@@ -20,22 +22,22 @@ type model struct {
 	c    *Coordinator
 	now  time.Time
 
-	all      []TaskID
-	finished map[TaskID]bool
+	all      []graph.SubtaskID
+	finished map[graph.SubtaskID]bool
 	lastID   int64
 	out      map[int64]*outstanding // triggered, not ended
 	ended    map[int64]bool
 	done     map[int64]bool // completed
 	// completedWaitFor keeps the tasks a completed checkpoint waited for.
-	completedWaitFor map[int64]map[TaskID]bool
+	completedWaitFor map[int64]map[graph.SubtaskID]bool
 }
 
 type outstanding struct {
 	kind          Kind
-	waitFor       map[TaskID]bool
-	finishedAtTrg map[TaskID]bool
-	acked         map[TaskID]bool
-	triggered     map[TaskID]bool
+	waitFor       map[graph.SubtaskID]bool
+	finishedAtTrg map[graph.SubtaskID]bool
+	acked         map[graph.SubtaskID]bool
+	triggered     map[graph.SubtaskID]bool
 	persist       bool // Persist seen
 	persisted     bool // Persisted ok sent
 }
@@ -69,16 +71,16 @@ func newModel(t *rapid.T) *model {
 	}
 	m := &model{
 		t: t, top: top, opts: opts, c: c, now: epoch,
-		finished: map[TaskID]bool{},
+		finished: map[graph.SubtaskID]bool{},
 		out:      map[int64]*outstanding{},
 		ended:    map[int64]bool{},
 		done:     map[int64]bool{},
 
-		completedWaitFor: map[int64]map[TaskID]bool{},
+		completedWaitFor: map[int64]map[graph.SubtaskID]bool{},
 	}
 	for _, v := range top.Vertices {
 		for s := 0; s < v.Parallelism; s++ {
-			m.all = append(m.all, TaskID{v.ID, s})
+			m.all = append(m.all, graph.SubtaskID{Vertex: v.ID, Subtask: s})
 		}
 	}
 	m.step(Tick{Now: m.now})
@@ -128,13 +130,13 @@ func (m *model) randomStep() {
 			return
 		}
 		// Restore with the fully finished vertices finished.
-		var fin []TaskID
-		m.finished = map[TaskID]bool{}
+		var fin []graph.SubtaskID
+		m.finished = map[graph.SubtaskID]bool{}
 		for _, v := range m.top.Vertices {
 			if rapid.IntRange(0, 3).Draw(t, "restored-finished") == 0 {
 				for s := 0; s < v.Parallelism; s++ {
-					fin = append(fin, TaskID{v.ID, s})
-					m.finished[TaskID{v.ID, s}] = true
+					fin = append(fin, graph.SubtaskID{Vertex: v.ID, Subtask: s})
+					m.finished[graph.SubtaskID{Vertex: v.ID, Subtask: s}] = true
 				}
 			}
 		}
@@ -152,7 +154,7 @@ func (m *model) pickID(label string) int64 {
 }
 
 // pickTask draws mostly a task the checkpoint waits for.
-func (m *model) pickTask(label string, id int64) TaskID {
+func (m *model) pickTask(label string, id int64) graph.SubtaskID {
 	if o, ok := m.out[id]; ok && len(o.waitFor) > 0 && rapid.IntRange(0, 5).Draw(m.t, label+"-waited") > 0 {
 		ts := slices.SortedFunc(maps.Keys(o.waitFor), cmpTask)
 		return rapid.SampledFrom(ts).Draw(m.t, label)
@@ -160,7 +162,7 @@ func (m *model) pickTask(label string, id int64) TaskID {
 	return rapid.SampledFrom(m.all).Draw(m.t, label)
 }
 
-func cmpTask(a, b TaskID) int {
+func cmpTask(a, b graph.SubtaskID) int {
 	if a.Vertex != b.Vertex {
 		return a.Vertex - b.Vertex
 	}
@@ -213,7 +215,7 @@ func (m *model) check(a Action) {
 			t.Fatalf("trigger id %d after %d", a.ID, m.lastID)
 		}
 		m.lastID = a.ID
-		o := &outstanding{kind: a.Kind, waitFor: map[TaskID]bool{}, finishedAtTrg: map[TaskID]bool{}, acked: map[TaskID]bool{}, triggered: map[TaskID]bool{}}
+		o := &outstanding{kind: a.Kind, waitFor: map[graph.SubtaskID]bool{}, finishedAtTrg: map[graph.SubtaskID]bool{}, acked: map[graph.SubtaskID]bool{}, triggered: map[graph.SubtaskID]bool{}}
 		for _, task := range m.all {
 			if m.finished[task] {
 				o.finishedAtTrg[task] = true
@@ -224,7 +226,7 @@ func (m *model) check(a Action) {
 		if len(o.waitFor) == 0 {
 			t.Fatalf("trigger %d with no running task", a.ID)
 		}
-		want := naivePlan(m.top, func(id TaskID) bool { return m.finished[id] }).TasksToTrigger
+		want := naivePlan(m.top, func(id graph.SubtaskID) bool { return m.finished[id] }).TasksToTrigger
 		if !slices.Equal(a.Tasks, want) {
 			t.Fatalf("trigger %d tasks %v, want roots %v", a.ID, a.Tasks, want)
 		}
@@ -241,7 +243,7 @@ func (m *model) check(a Action) {
 		// A task the checkpoint waited for either acknowledged it or, having
 		// reached the end of its data before the trigger, finished without
 		// it and is listed among the finished tasks.
-		late := map[TaskID]bool{}
+		late := map[graph.SubtaskID]bool{}
 		for task := range o.waitFor {
 			_, hasState := a.States[task]
 			switch {
@@ -255,7 +257,7 @@ func (m *model) check(a Action) {
 		if len(a.States) != len(o.waitFor)-len(late) {
 			t.Fatalf("persist %d: %d states for %d waited tasks", a.ID, len(a.States), len(o.waitFor)-len(late))
 		}
-		var fin []TaskID
+		var fin []graph.SubtaskID
 		for task := range o.finishedAtTrg {
 			fin = append(fin, task)
 		}
@@ -349,7 +351,7 @@ func (m *model) checkRetrigger(a Trigger) {
 	if o == nil || o.persist {
 		t.Fatalf("trigger %d again: not pending, or persisting", a.ID)
 	}
-	roots := naivePlan(m.top, func(id TaskID) bool { return m.finished[id] }).TasksToTrigger
+	roots := naivePlan(m.top, func(id graph.SubtaskID) bool { return m.finished[id] }).TasksToTrigger
 	for _, task := range a.Tasks {
 		if !slices.Contains(roots, task) || !o.waitFor[task] || o.acked[task] || o.triggered[task] {
 			t.Fatalf("trigger %d again to %v: not a root %v it waits for and did not trigger", a.ID, task, roots)

@@ -3,6 +3,8 @@ package checkpoint
 import (
 	"testing"
 	"time"
+
+	"github.com/weir-engine/weir/internal/graph"
 )
 
 // With FLIP-147 turned off, a finished task stops periodic checkpoints.
@@ -21,7 +23,7 @@ func TestNoCheckpointsAfterTasksFinish(t *testing.T) {
 		start := time.Unix(0, 0)
 		steps := []Event{
 			Tick{Now: start},
-			TaskFinished{Task: TaskID{Vertex: 0, Subtask: 0}, Now: start},
+			TaskFinished{Task: graph.SubtaskID{Vertex: 0, Subtask: 0}, Now: start},
 			Tick{Now: start.Add(time.Second)},
 		}
 		triggers := 0

@@ -2,6 +2,8 @@ package checkpoint
 
 import (
 	"fmt"
+
+	"github.com/weir-engine/weir/internal/graph"
 )
 
 // Pattern is how the subtasks of a producer vertex feed the subtasks of a
@@ -55,12 +57,6 @@ type Topology struct {
 	// Vertices in topological order: every input names an earlier vertex.
 	Vertices []Vertex
 }
-
-// TaskID names one subtask: the vertex ID and the subtask index.
-type TaskID struct{ Vertex, Subtask int }
-
-// String formats the task as vertex/subtask, e.g. 3/0.
-func (t TaskID) String() string { return fmt.Sprintf("%d/%d", t.Vertex, t.Subtask) }
 
 // Validate reports the first structural problem of the topology: no
 // vertex, duplicate ids, a parallelism below one, an input that does not
@@ -149,7 +145,7 @@ func compile(t *Topology) (*index, error) {
 
 // flat returns the flat number of task, or false when the topology has no
 // such subtask.
-func (ix *index) flat(task TaskID) (int, bool) {
+func (ix *index) flat(task graph.SubtaskID) (int, bool) {
 	v, ok := ix.pos[task.Vertex]
 	if !ok || task.Subtask < 0 || task.Subtask >= ix.vertices[v].Parallelism {
 		return 0, false
@@ -158,12 +154,12 @@ func (ix *index) flat(task TaskID) (int, bool) {
 }
 
 // task is the inverse of flat, for a vertex position and subtask.
-func (ix *index) task(v, subtask int) TaskID {
-	return TaskID{Vertex: ix.vertices[v].ID, Subtask: subtask}
+func (ix *index) task(v, subtask int) graph.SubtaskID {
+	return graph.SubtaskID{Vertex: ix.vertices[v].ID, Subtask: subtask}
 }
 
-// taskOf maps a flat number back to its TaskID (binary search on offset).
-func (ix *index) taskOf(flat int) TaskID {
+// taskOf maps a flat number back to its graph.SubtaskID (binary search on offset).
+func (ix *index) taskOf(flat int) graph.SubtaskID {
 	lo, hi := 0, len(ix.offset)-1
 	for lo < hi {
 		mid := (lo + hi + 1) / 2

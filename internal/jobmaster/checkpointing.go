@@ -40,13 +40,13 @@ type CheckpointOptions struct {
 type (
 	ackEvent struct {
 		id      int64
-		task    checkpoint.TaskID
+		task    graph.SubtaskID
 		state   storage.TaskState
 		attempt int
 	}
 	declineEvent struct {
 		id      int64
-		task    checkpoint.TaskID
+		task    graph.SubtaskID
 		err     error
 		attempt int
 		// partial holds what the task wrote before its write failed: its
@@ -61,7 +61,7 @@ type (
 		err     error
 	}
 	endOfDataEvent struct {
-		task    checkpoint.TaskID
+		task    graph.SubtaskID
 		attempt int
 	}
 	persistedEvent struct {
@@ -305,14 +305,6 @@ func topology(jg *graph.JobGraph) *checkpoint.Topology {
 	return t
 }
 
-func taskID(id scheduler.ExecutionID) checkpoint.TaskID {
-	return checkpoint.TaskID{Vertex: id.Vertex, Subtask: id.Subtask}
-}
-
-func execID(id checkpoint.TaskID) scheduler.ExecutionID {
-	return scheduler.ExecutionID{Vertex: id.Vertex, Subtask: id.Subtask}
-}
-
 // stepCheckpoint feeds the coordinator and performs its actions.
 func (jm *JobMaster) stepCheckpoint(ctx context.Context, ev checkpoint.Event) {
 	cp := jm.cp
@@ -469,9 +461,9 @@ func (jm *JobMaster) background(fn func()) {
 	go run()
 }
 
-func (jm *JobMaster) notify(tasks []checkpoint.TaskID, id int64, complete bool) {
+func (jm *JobMaster) notify(tasks []graph.SubtaskID, id int64, complete bool) {
 	for _, t := range tasks {
-		jm.notifyTask(execID(t), id, complete)
+		jm.notifyTask(t, id, complete)
 	}
 }
 
@@ -484,7 +476,7 @@ func (jm *JobMaster) metadata(a checkpoint.Persist) *storage.Metadata {
 		kind = storage.KindSavepoint
 	}
 	md := &storage.Metadata{JobID: jm.jobID, CheckpointID: a.ID, Timestamp: a.Timestamp.UnixMilli(), Kind: kind}
-	finished := make(map[checkpoint.TaskID]bool, len(a.Finished))
+	finished := make(map[graph.SubtaskID]bool, len(a.Finished))
 	for _, t := range a.Finished {
 		finished[t] = true
 	}
@@ -496,7 +488,7 @@ func (jm *JobMaster) metadata(a checkpoint.Persist) *storage.Metadata {
 		for _, n := range v.Chain {
 			os := storage.OperatorState{UID: n.UID, Name: n.Name, Parallelism: v.Parallelism, MaxParallelism: n.MaxParallelism, FullyFinished: fully[v.ID]}
 			for i := 0; i < v.Parallelism; i++ {
-				t := checkpoint.TaskID{Vertex: v.ID, Subtask: i}
+				t := graph.SubtaskID{Vertex: v.ID, Subtask: i}
 				st := storage.SubtaskState{Index: i, Finished: finished[t]}
 				if states, ok := a.States[t].(map[string]storage.SubtaskState); ok {
 					if s, ok := states[n.UID]; ok {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/weir-engine/weir/internal/checkpoint"
 	"github.com/weir-engine/weir/internal/checkpoint/storage"
+	"github.com/weir-engine/weir/internal/graph"
 	"github.com/weir-engine/weir/internal/op"
 	"github.com/weir-engine/weir/internal/rpc"
 	"github.com/weir-engine/weir/internal/rpc/rpcpb"
@@ -113,14 +114,14 @@ func (jm *JobMaster) submit(ctx context.Context, a scheduler.Deploy, rs *restore
 		jm.cp.coord.RestoredFrom(rs.id)
 	}
 	if jm.cp != nil && a.Generation > 0 {
-		var finished []checkpoint.TaskID
+		var finished []graph.SubtaskID
 		if rs != nil {
 			finished = rs.finished
 		}
 		jm.stepCheckpoint(ctx, checkpoint.TasksRestarted{Now: jm.clock.Now(), Finished: finished})
 	}
 	for _, as := range a.Plan.Assignments {
-		id := scheduler.ExecutionID{Vertex: as.Vertex, Subtask: as.Subtask}
+		id := graph.SubtaskID{Vertex: as.Vertex, Subtask: as.Subtask}
 		jm.placed[id] = as.Slot.TaskManager
 		var init taskmanager.Init
 		if rs != nil {
@@ -158,13 +159,13 @@ func (jm *JobMaster) failGeneration(a scheduler.Deploy, err error) {
 func (jm *JobMaster) failAll(a scheduler.Deploy, err error) {
 	jm.log.Error("deploy failed", "err", err)
 	for _, as := range a.Plan.Assignments {
-		id := scheduler.ExecutionID{Vertex: as.Vertex, Subtask: as.Subtask}
+		id := graph.SubtaskID{Vertex: as.Vertex, Subtask: as.Subtask}
 		jm.reportEnded(id, a.Generation, scheduler.ExecFailed, err)
 	}
 }
 
 // reportEnded queues the end of a subtask that no TaskManager runs.
-func (jm *JobMaster) reportEnded(id scheduler.ExecutionID, generation int, state scheduler.ExecutionState, err error) {
+func (jm *JobMaster) reportEnded(id graph.SubtaskID, generation int, state scheduler.ExecutionState, err error) {
 	jm.events.Push(taskmanager.Report{TaskState: scheduler.TaskState{
 		ID: id, Generation: generation, State: state, Now: jm.clock.Now(), Err: err,
 	}})
@@ -173,7 +174,7 @@ func (jm *JobMaster) reportEnded(id scheduler.ExecutionID, generation int, state
 // cancelRestore handles a CancelTasks while a restore runs: the subtasks
 // are on no TaskManager yet, so the restore is abandoned and they are
 // reported CANCELED here. It reports false when no restore runs.
-func (jm *JobMaster) cancelRestore(ids []scheduler.ExecutionID) bool {
+func (jm *JobMaster) cancelRestore(ids []graph.SubtaskID) bool {
 	r := jm.restoring
 	if r == nil {
 		return false

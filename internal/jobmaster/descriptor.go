@@ -4,7 +4,6 @@ import (
 	"github.com/weir-engine/weir/internal/graph"
 	"github.com/weir-engine/weir/internal/rpc"
 	"github.com/weir-engine/weir/internal/rpc/rpcpb"
-	"github.com/weir-engine/weir/internal/scheduler"
 	"github.com/weir-engine/weir/internal/scheduler/slots"
 	"github.com/weir-engine/weir/internal/taskmanager"
 )
@@ -13,7 +12,7 @@ import (
 // starting from init. The task's operators are named by the job's function
 // spec, its inputs and outputs by the job edges of its vertex; the state it
 // restores by handles the task reads itself (see rpc.TaskRestore).
-func (jm *JobMaster) descriptor(gen int, id scheduler.ExecutionID, slot slots.ID, init taskmanager.Init) *rpcpb.TaskDeploymentDescriptor {
+func (jm *JobMaster) descriptor(gen int, id graph.SubtaskID, slot slots.ID, init taskmanager.Init) *rpcpb.TaskDeploymentDescriptor {
 	v := jm.graph.Vertices[id.Vertex]
 	d := &rpcpb.TaskDeploymentDescriptor{
 		Task: rpc.TaskKey(jm.jobID, gen, id), Slot: rpc.SlotID(slot), Function: jm.function,

@@ -6,11 +6,10 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/weir-engine/weir/internal/checkpoint"
+	"github.com/weir-engine/weir/internal/graph"
 	"github.com/weir-engine/weir/internal/network"
 	"github.com/weir-engine/weir/internal/rpc"
 	"github.com/weir-engine/weir/internal/rpc/rpcpb"
-	"github.com/weir-engine/weir/internal/scheduler"
 	"github.com/weir-engine/weir/internal/taskmanager"
 )
 
@@ -65,7 +64,7 @@ func (jm *JobMaster) serve() (stop func(), err error) {
 // that became roots are triggered again; one that finished before its end
 // of data fails the checkpoint at once; a failure aborts it), so a trigger
 // that is not taken needs no decline of its own.
-func (jm *JobMaster) triggerTask(id scheduler.ExecutionID, b network.CheckpointBarrier) {
+func (jm *JobMaster) triggerTask(id graph.SubtaskID, b network.CheckpointBarrier) {
 	te := jm.taskExecutorOf(id)
 	if te == nil {
 		jm.log.Debug("trigger of a subtask that is not placed", "id", b.ID, "task", id)
@@ -80,7 +79,7 @@ func (jm *JobMaster) triggerTask(id scheduler.ExecutionID, b network.CheckpointB
 }
 
 // notifyTask tells a subtask how checkpoint id ended.
-func (jm *JobMaster) notifyTask(id scheduler.ExecutionID, checkpointID int64, complete bool) {
+func (jm *JobMaster) notifyTask(id graph.SubtaskID, checkpointID int64, complete bool) {
 	te := jm.taskExecutorOf(id)
 	if te == nil {
 		return
@@ -127,7 +126,7 @@ func (g *gateway) AcknowledgeCheckpoint(_ context.Context, m *rpcpb.AcknowledgeC
 		return rpc.Failed[*rpcpb.Ack](err)
 	}
 	_, gen, id := rpc.FromTaskKey(m.GetTask())
-	g.jm.events.Push(ackEvent{id: m.GetCheckpointId(), task: taskID(id), state: rpc.FromStateHandles(m.GetState()), attempt: gen})
+	g.jm.events.Push(ackEvent{id: m.GetCheckpointId(), task: id, state: rpc.FromStateHandles(m.GetState()), attempt: gen})
 	return rpc.Completed(&rpcpb.Ack{}, nil)
 }
 
@@ -137,7 +136,7 @@ func (g *gateway) DeclineCheckpoint(_ context.Context, m *rpcpb.DeclineCheckpoin
 		return rpc.Failed[*rpcpb.Ack](err)
 	}
 	_, gen, id := rpc.FromTaskKey(m.GetTask())
-	g.jm.events.Push(declineEvent{id: m.GetCheckpointId(), task: taskID(id), err: reason, attempt: gen, partial: rpc.FromStateHandles(m.GetPartial())})
+	g.jm.events.Push(declineEvent{id: m.GetCheckpointId(), task: id, err: reason, attempt: gen, partial: rpc.FromStateHandles(m.GetPartial())})
 	return rpc.Completed(&rpcpb.Ack{}, nil)
 }
 
@@ -146,7 +145,7 @@ func (g *gateway) EndOfData(_ context.Context, m *rpcpb.EndOfData) *rpc.Future[*
 		return rpc.Failed[*rpcpb.Ack](err)
 	}
 	_, gen, id := rpc.FromTaskKey(m.GetTask())
-	g.jm.events.Push(endOfDataEvent{task: checkpoint.TaskID{Vertex: id.Vertex, Subtask: id.Subtask}, attempt: gen})
+	g.jm.events.Push(endOfDataEvent{task: id, attempt: gen})
 	return rpc.Completed(&rpcpb.Ack{}, nil)
 }
 

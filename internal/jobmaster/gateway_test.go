@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/weir-engine/weir/internal/checkpoint"
 	"github.com/weir-engine/weir/internal/checkpoint/storage"
+	"github.com/weir-engine/weir/internal/graph"
 	"github.com/weir-engine/weir/internal/queue"
 	"github.com/weir-engine/weir/internal/rpc"
 	"github.com/weir-engine/weir/internal/rpc/rpcpb"
@@ -23,8 +23,8 @@ func TestGatewayTurnsMessagesIntoEvents(t *testing.T) {
 	jm := &JobMaster{jobID: "job", events: queue.New[any]()}
 	g := &gateway{jm: jm}
 	ctx := context.Background()
-	key := rpc.TaskKey("job", 2, scheduler.ExecutionID{Vertex: 1, Subtask: 3})
-	task := checkpoint.TaskID{Vertex: 1, Subtask: 3}
+	key := rpc.TaskKey("job", 2, graph.SubtaskID{Vertex: 1, Subtask: 3})
+	task := graph.SubtaskID{Vertex: 1, Subtask: 3}
 	state := storage.TaskState{Location: "/ckpt/job/chk-9", Operators: map[string]storage.SubtaskState{
 		"uid": {Index: 3, Keyed: []storage.KeyedStateHandle{{KeyGroupEnd: 7, Stream: storage.StreamHandle{Path: "f", Size: 9}}}}}}
 	boom := errors.New("boom")
@@ -35,11 +35,11 @@ func TestGatewayTurnsMessagesIntoEvents(t *testing.T) {
 		want any
 	}{
 		{"state update", func() error {
-			m := rpc.TaskState("job", scheduler.TaskState{ID: scheduler.ExecutionID{Vertex: 1, Subtask: 3}, Generation: 2, State: scheduler.ExecFailed, Now: now, Err: boom},
+			m := rpc.TaskState("job", scheduler.TaskState{ID: graph.SubtaskID{Vertex: 1, Subtask: 3}, Generation: 2, State: scheduler.ExecFailed, Now: now, Err: boom},
 				&rpcpb.TaskMetrics{RecordsIn: 5, RecordsOut: 6, LastSnapshot: 4})
 			_, err := g.UpdateTaskExecutionState(ctx, m).Wait(ctx)
 			return err
-		}, taskmanager.Report{TaskState: scheduler.TaskState{ID: scheduler.ExecutionID{Vertex: 1, Subtask: 3}, Generation: 2, State: scheduler.ExecFailed, Now: now, Err: boom},
+		}, taskmanager.Report{TaskState: scheduler.TaskState{ID: graph.SubtaskID{Vertex: 1, Subtask: 3}, Generation: 2, State: scheduler.ExecFailed, Now: now, Err: boom},
 			RecordsIn: 5, RecordsOut: 6, LastSnapshot: 4}},
 		{"acknowledge", func() error {
 			_, err := g.AcknowledgeCheckpoint(ctx, &rpcpb.AcknowledgeCheckpoint{Task: key, CheckpointId: 9, State: rpc.StateHandles(state)}).Wait(ctx)
@@ -82,7 +82,7 @@ func TestGatewayTurnsMessagesIntoEvents(t *testing.T) {
 		t.Fatalf("assignment %v, %v; want split-0, the last", a, err)
 	}
 
-	other := rpc.TaskKey("other", 2, scheduler.ExecutionID{})
+	other := rpc.TaskKey("other", 2, graph.SubtaskID{})
 	for name, call := range map[string]func() error{
 		"update": func() error {
 			_, err := g.UpdateTaskExecutionState(ctx, &rpcpb.TaskExecutionState{Task: other, State: rpcpb.ExecutionState_EXECUTION_STATE_RUNNING}).Wait(ctx)

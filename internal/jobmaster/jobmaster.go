@@ -141,7 +141,7 @@ type JobMaster struct {
 	sched  *scheduler.Scheduler
 	cp     *checkpointing
 	tms    map[string]TaskManager
-	placed map[scheduler.ExecutionID]string
+	placed map[graph.SubtaskID]string
 	// channels is the sizing of every channel of the generation deployed
 	// last (see sizeChannels). tms are the TaskManagers that offered the
 	// job slots (see membership.go).
@@ -154,7 +154,7 @@ type JobMaster struct {
 	// enumerators), so that Run returns only once all of them ended.
 	wg       sync.WaitGroup
 	restarts int
-	metrics  map[scheduler.ExecutionID]taskmanager.Report
+	metrics  map[graph.SubtaskID]taskmanager.Report
 	// status is the snapshot other goroutines read (see status.go);
 	// lastFailure the cause of the latest restart.
 	status      atomic.Pointer[Status]
@@ -201,9 +201,9 @@ func New(jobID string, jg *graph.JobGraph, tms []TaskManager, net *network.Regis
 	}
 	jm := &JobMaster{
 		jobID: jobID, graph: jg, opts: opts, clock: clk, sched: scheduler.New(reqs, opts.Restart), tms: make(map[string]TaskManager),
-		placed: make(map[scheduler.ExecutionID]string),
+		placed: make(map[graph.SubtaskID]string),
 		net:    net, events: queue.New[any](), log: log.With("job", jobID),
-		metrics: make(map[scheduler.ExecutionID]taskmanager.Report),
+		metrics: make(map[graph.SubtaskID]taskmanager.Report),
 	}
 	if c := opts.Checkpoints; c != nil && c.Enabled {
 		if c.Storage == nil {
@@ -268,7 +268,7 @@ func (jm *JobMaster) handle(ctx context.Context, ev any) {
 		if e.Generation == gen {
 			jm.metrics[e.ID] = e
 			if e.State == scheduler.ExecFinished {
-				jm.stepCheckpoint(ctx, checkpoint.TaskFinished{Task: taskID(e.ID), Now: now, LastSnapshot: e.LastSnapshot})
+				jm.stepCheckpoint(ctx, checkpoint.TaskFinished{Task: e.ID, Now: now, LastSnapshot: e.LastSnapshot})
 			}
 		}
 		jm.sched.Step(e.TaskState)
@@ -281,7 +281,7 @@ func (jm *JobMaster) handle(ctx context.Context, ev any) {
 		jm.sched.Step(scheduler.ResourceTimeout{Generation: e.generation})
 	case restartTimer:
 		jm.restarts++
-		jm.metrics = make(map[scheduler.ExecutionID]taskmanager.Report)
+		jm.metrics = make(map[graph.SubtaskID]taskmanager.Report)
 		jm.sched.Step(scheduler.Restart{})
 	case ackEvent:
 		if jm.cp != nil {
@@ -318,7 +318,7 @@ func (jm *JobMaster) now() time.Time { return jm.clock.Now() }
 
 // taskExecutorOf returns the gateway of the TaskManager that runs id, or
 // nil when none does.
-func (jm *JobMaster) taskExecutorOf(id scheduler.ExecutionID) rpc.TaskExecutorGateway {
+func (jm *JobMaster) taskExecutorOf(id graph.SubtaskID) rpc.TaskExecutorGateway {
 	tm, ok := jm.placed[id]
 	if !ok {
 		return nil
@@ -336,7 +336,7 @@ func (jm *JobMaster) taskExecutor(id string) rpc.TaskExecutorGateway {
 }
 
 // taskKey names the current attempt of id in messages.
-func (jm *JobMaster) taskKey(id scheduler.ExecutionID) *rpcpb.TaskKey {
+func (jm *JobMaster) taskKey(id graph.SubtaskID) *rpcpb.TaskKey {
 	return rpc.TaskKey(jm.jobID, jm.sched.Generation(), id)
 }
 
@@ -373,7 +373,7 @@ func (jm *JobMaster) tick(ctx context.Context) {
 func (jm *JobMaster) allRunning() bool {
 	for _, v := range jm.graph.Vertices {
 		for i := range v.Parallelism {
-			switch jm.sched.ExecutionState(scheduler.ExecutionID{Vertex: v.ID, Subtask: i}) {
+			switch jm.sched.ExecutionState(graph.SubtaskID{Vertex: v.ID, Subtask: i}) {
 			case scheduler.ExecRunning, scheduler.ExecFinished:
 			default:
 				return false

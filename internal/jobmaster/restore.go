@@ -4,11 +4,9 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/weir-engine/weir/internal/checkpoint"
 	"github.com/weir-engine/weir/internal/checkpoint/storage"
 	"github.com/weir-engine/weir/internal/graph"
 	"github.com/weir-engine/weir/internal/restore"
-	"github.com/weir-engine/weir/internal/scheduler"
 	"github.com/weir-engine/weir/internal/taskmanager"
 )
 
@@ -17,8 +15,8 @@ type restored struct {
 	md       *storage.Metadata
 	id       int64
 	location string
-	inits    map[scheduler.ExecutionID]taskmanager.Init
-	finished []checkpoint.TaskID
+	inits    map[graph.SubtaskID]taskmanager.Init
+	finished []graph.SubtaskID
 	// reusable: later checkpoints of this job may reference the shared
 	// files of md (the loop registers them when it submits the tasks).
 	reusable bool
@@ -132,7 +130,7 @@ func (jm *JobMaster) restoreFrom(md *storage.Metadata, location string, opts res
 	// files only if they are this job's own (tracked by its shared-state
 	// registry).
 	reusable := md.Kind == storage.KindCheckpoint && md.JobID == jm.jobID && jm.cp != nil
-	out := &restored{md: md, id: md.CheckpointID, location: location, reusable: reusable, inits: make(map[scheduler.ExecutionID]taskmanager.Init)}
+	out := &restored{md: md, id: md.CheckpointID, location: location, reusable: reusable, inits: make(map[graph.SubtaskID]taskmanager.Init)}
 	for _, v := range jm.graph.Vertices {
 		head := ops[v.Head().UID]
 		for i := 0; i < v.Parallelism; i++ {
@@ -140,11 +138,11 @@ func (jm *JobMaster) restoreFrom(md *storage.Metadata, location string, opts res
 			for _, n := range v.Chain {
 				r.Operators = append(r.Operators, ops[n.UID].Subtasks[i])
 			}
-			out.inits[scheduler.ExecutionID{Vertex: v.ID, Subtask: i}] = taskmanager.Init{
+			out.inits[graph.SubtaskID{Vertex: v.ID, Subtask: i}] = taskmanager.Init{
 				LastCheckpointID: md.CheckpointID, FinishedOnRestore: head.FullyFinished, Restore: r,
 			}
 			if head.FullyFinished {
-				out.finished = append(out.finished, checkpoint.TaskID{Vertex: v.ID, Subtask: i})
+				out.finished = append(out.finished, graph.SubtaskID{Vertex: v.ID, Subtask: i})
 			}
 		}
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/weir-engine/weir/internal/checkpoint"
 	"github.com/weir-engine/weir/internal/checkpoint/storage"
+	"github.com/weir-engine/weir/internal/graph"
 	"github.com/weir-engine/weir/internal/queue"
 	"github.com/weir-engine/weir/internal/rpc"
 	"github.com/weir-engine/weir/internal/rpc/rpcpb"
@@ -62,9 +63,9 @@ func TestRetriggerNamesTheFirstTriggersDirectory(t *testing.T) {
 	}
 	defer st.Close()
 	rec := &triggers{}
-	source, consumer := scheduler.ExecutionID{Vertex: 0}, scheduler.ExecutionID{Vertex: 1}
+	source, consumer := graph.SubtaskID{Vertex: 0}, graph.SubtaskID{Vertex: 1}
 	jm := &JobMaster{jobID: "job", events: queue.New[any](), sched: scheduler.New(nil, nil), opts: Options{RPC: rec},
-		log: slog.New(slog.DiscardHandler), placed: map[scheduler.ExecutionID]string{source: "tm-0", consumer: "tm-0"},
+		log: slog.New(slog.DiscardHandler), placed: map[graph.SubtaskID]string{source: "tm-0", consumer: "tm-0"},
 		cp: &checkpointing{opts: CheckpointOptions{Storage: st}, dirs: map[int64]*storage.CheckpointDir{},
 			persist: map[int64]checkpoint.Persist{}, again: map[int64][]checkpoint.Trigger{}}}
 	// sent checks the triggers sent since the last check: to which
@@ -84,13 +85,7 @@ func TestRetriggerNamesTheFirstTriggersDirectory(t *testing.T) {
 			t.Fatalf("triggers sent %+v; want %+v", got, want)
 		}
 	}
-	roots := func(ids ...scheduler.ExecutionID) []checkpoint.TaskID {
-		var out []checkpoint.TaskID
-		for _, id := range ids {
-			out = append(out, taskID(id))
-		}
-		return out
-	}
+	roots := func(ids ...graph.SubtaskID) []graph.SubtaskID { return ids }
 
 	chk, err := st.CreateCheckpointWriter("job", 5)
 	if err != nil {

@@ -94,7 +94,7 @@ func (jm *JobMaster) sendTrigger(a checkpoint.Trigger, location string) {
 		// checkpoint at once, or, if it was waiting for its final
 		// checkpoint, the trigger goes on to its consumers; a failure
 		// aborts it), so a failed trigger needs no decline of its own.
-		jm.triggerTask(execID(t), b)
+		jm.triggerTask(t, b)
 	}
 }
 

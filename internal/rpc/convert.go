@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/weir-engine/weir/internal/checkpoint/storage"
+	"github.com/weir-engine/weir/internal/graph"
 	"github.com/weir-engine/weir/internal/network"
 	"github.com/weir-engine/weir/internal/rpc/rpcpb"
 	"github.com/weir-engine/weir/internal/scheduler"
@@ -15,15 +16,15 @@ import (
 // place so that each end converts the same way.
 
 // TaskKey is the message naming a subtask attempt.
-func TaskKey(job string, generation int, id scheduler.ExecutionID) *rpcpb.TaskKey {
+func TaskKey(job string, generation int, id graph.SubtaskID) *rpcpb.TaskKey {
 	return &rpcpb.TaskKey{JobId: job, Generation: int32(generation),
 		Execution: &rpcpb.ExecutionId{Vertex: int32(id.Vertex), Subtask: int32(id.Subtask)}}
 }
 
 // FromTaskKey returns the job, generation and subtask k names.
-func FromTaskKey(k *rpcpb.TaskKey) (job string, generation int, id scheduler.ExecutionID) {
+func FromTaskKey(k *rpcpb.TaskKey) (job string, generation int, id graph.SubtaskID) {
 	e := k.GetExecution()
-	return k.GetJobId(), int(k.GetGeneration()), scheduler.ExecutionID{Vertex: int(e.GetVertex()), Subtask: int(e.GetSubtask())}
+	return k.GetJobId(), int(k.GetGeneration()), graph.SubtaskID{Vertex: int(e.GetVertex()), Subtask: int(e.GetSubtask())}
 }
 
 // SlotID is the message of a slot.

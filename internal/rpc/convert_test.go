@@ -9,12 +9,14 @@ import (
 	"testing"
 	"time"
 
+	"google.golang.org/protobuf/proto"
+
 	"github.com/weir-engine/weir/internal/checkpoint/storage"
+	"github.com/weir-engine/weir/internal/graph"
 	"github.com/weir-engine/weir/internal/network"
 	"github.com/weir-engine/weir/internal/rpc"
 	"github.com/weir-engine/weir/internal/rpc/rpcpb"
 	"github.com/weir-engine/weir/internal/scheduler"
-	"google.golang.org/protobuf/proto"
 )
 
 // through returns m as a receiver decodes it from its bytes.
@@ -143,14 +145,14 @@ var errUser = errors.New("user sentinel")
 func TestTaskStateRoundTrip(t *testing.T) {
 	now := time.Unix(1700000000, 123456789)
 	for _, st := range []scheduler.ExecutionState{scheduler.ExecRunning, scheduler.ExecFinished, scheduler.ExecCanceled} {
-		ts := scheduler.TaskState{ID: scheduler.ExecutionID{Vertex: 2, Subtask: 5}, Generation: 3, State: st, Now: now}
+		ts := scheduler.TaskState{ID: graph.SubtaskID{Vertex: 2, Subtask: 5}, Generation: 3, State: st, Now: now}
 		job, got, err := rpc.FromTaskState(through(t, rpc.TaskState("job-1", ts, &rpcpb.TaskMetrics{RecordsIn: 4})))
 		if err != nil || job != "job-1" || !reflect.DeepEqual(got, ts) {
 			t.Fatalf("%s: got %s %+v %v; want %+v", st, job, got, err, ts)
 		}
 	}
 	failure := fmt.Errorf("operator %q: %w", "fragile", fmt.Errorf("%w: %w", errUser, scheduler.ErrUnrecoverable))
-	ts := scheduler.TaskState{ID: scheduler.ExecutionID{Vertex: 1}, State: scheduler.ExecFailed, Now: now, Err: failure}
+	ts := scheduler.TaskState{ID: graph.SubtaskID{Vertex: 1}, State: scheduler.ExecFailed, Now: now, Err: failure}
 	_, got, err := rpc.FromTaskState(through(t, rpc.TaskState("job", ts, nil)))
 	if err != nil || got.Err != failure {
 		t.Fatalf("in process: err %v, %v; want the original error", got.Err, err)

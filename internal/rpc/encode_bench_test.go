@@ -6,9 +6,9 @@ import (
 	"testing"
 
 	"github.com/weir-engine/weir/internal/checkpoint/storage"
+	"github.com/weir-engine/weir/internal/graph"
 	"github.com/weir-engine/weir/internal/rpc"
 	"github.com/weir-engine/weir/internal/rpc/rpcpb"
-	"github.com/weir-engine/weir/internal/scheduler"
 )
 
 // echoTE answers deployments and updates at once.
@@ -24,7 +24,7 @@ func (echoTE) SubmitTask(context.Context, *rpcpb.TaskDeploymentDescriptor) *rpc.
 // through it.
 func BenchmarkLocalCall(b *testing.B) {
 	d := &rpcpb.TaskDeploymentDescriptor{
-		Task: rpc.TaskKey("nexmark-q5", 1, scheduler.ExecutionID{Vertex: 2, Subtask: 1}), Slot: &rpcpb.SlotId{TaskManagerId: "tm-0", Index: 1},
+		Task: rpc.TaskKey("nexmark-q5", 1, graph.SubtaskID{Vertex: 2, Subtask: 1}), Slot: &rpcpb.SlotId{TaskManagerId: "tm-0", Index: 1},
 		Function: &rpcpb.FunctionSpec{Source: &rpcpb.FunctionSpec_Embedded{Embedded: &rpcpb.EmbeddedGraph{JobId: "nexmark-q5"}}, GraphFingerprint: "0123456789abcdef"},
 		Channels: &rpcpb.ChannelSizing{Credit: 2, Backlog: 8}, JobMasterAddress: "jobmaster/nexmark-q5",
 		Inputs: []*rpcpb.InputGateDescriptor{{Edge: 1, ProducerVertex: 1, ProducerSubtasks: []int32{0, 1}}, {Edge: 2, ProducerVertex: 0, ProducerSubtasks: []int32{0, 1}}},

@@ -27,6 +27,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/weir-engine/weir/internal/graph"
 	"github.com/weir-engine/weir/internal/scheduler/slots"
 )
 
@@ -67,11 +68,6 @@ func (s ExecutionState) Terminal() bool {
 	return s == ExecFinished || s == ExecCanceled || s == ExecFailed
 }
 
-// ExecutionID names a subtask of a job vertex.
-type ExecutionID struct{ Vertex, Subtask int }
-
-func (id ExecutionID) String() string { return fmt.Sprintf("%d/%d", id.Vertex, id.Subtask) }
-
 // Events.
 type (
 	// Start asks to schedule the job into the free slots (and any offered
@@ -94,7 +90,7 @@ type (
 	ResourceTimeout struct{ Generation int }
 	// TaskState reports a subtask's new state (Err for ExecFailed).
 	TaskState struct {
-		ID         ExecutionID
+		ID         graph.SubtaskID
 		Generation int
 		State      ExecutionState
 		Err        error
@@ -141,7 +137,7 @@ type (
 		Err        error
 	}
 	// CancelTasks cancels running subtasks.
-	CancelTasks struct{ IDs []ExecutionID }
+	CancelTasks struct{ IDs []graph.SubtaskID }
 	// Terminated reports the job's final state.
 	Terminated struct {
 		Status JobStatus
@@ -174,8 +170,8 @@ type Scheduler struct {
 	// stopping is set by Stop: the job finishes once all tasks ended.
 	stopping bool
 	status   JobStatus
-	execs    map[ExecutionID]ExecutionState
-	order    []ExecutionID
+	execs    map[graph.SubtaskID]ExecutionState
+	order    []graph.SubtaskID
 	failure  RootCause
 	ready    []any
 }
@@ -186,10 +182,10 @@ func New(reqs []slots.Request, restart RestartStrategy) *Scheduler {
 	if restart == nil {
 		restart = NoRestart{}
 	}
-	s := &Scheduler{reqs: reqs, restart: restart, status: Created, execs: make(map[ExecutionID]ExecutionState)}
+	s := &Scheduler{reqs: reqs, restart: restart, status: Created, execs: make(map[graph.SubtaskID]ExecutionState)}
 	for _, r := range reqs {
 		for i := 0; i < r.Parallelism; i++ {
-			id := ExecutionID{r.Vertex, i}
+			id := graph.SubtaskID{Vertex: r.Vertex, Subtask: i}
 			s.execs[id] = ExecCreated
 			s.order = append(s.order, id)
 		}
@@ -208,7 +204,7 @@ func (s *Scheduler) Generation() int { return s.generation }
 func (s *Scheduler) Failure() error { return s.failure.Err() }
 
 // ExecutionState returns the state of one subtask.
-func (s *Scheduler) ExecutionState(id ExecutionID) ExecutionState { return s.execs[id] }
+func (s *Scheduler) ExecutionState(id graph.SubtaskID) ExecutionState { return s.execs[id] }
 
 // Ready returns and clears the actions decided since the last call.
 func (s *Scheduler) Ready() []any {
@@ -302,7 +298,7 @@ func (s *Scheduler) place() {
 func (s *Scheduler) deploy() {
 	s.status = Running
 	for _, a := range s.plan.Assignments {
-		s.execs[ExecutionID{a.Vertex, a.Subtask}] = ExecDeploying
+		s.execs[graph.SubtaskID{Vertex: a.Vertex, Subtask: a.Subtask}] = ExecDeploying
 	}
 	s.ready = append(s.ready, Deploy{Plan: s.plan, Generation: s.generation})
 }
@@ -320,7 +316,7 @@ func (s *Scheduler) taskManagerLost(e TaskManagerLost) {
 	s.free = slices.DeleteFunc(s.free, func(id slots.ID) bool { return id.TaskManager == e.TaskManager })
 	lost := false
 	for _, a := range s.plan.Assignments {
-		id := ExecutionID{a.Vertex, a.Subtask}
+		id := graph.SubtaskID{Vertex: a.Vertex, Subtask: a.Subtask}
 		if st := s.execs[id]; a.Slot.TaskManager == e.TaskManager && !st.Terminal() && st != ExecCreated {
 			s.execs[id] = ExecFailed
 			lost = true
@@ -436,7 +432,7 @@ func (s *Scheduler) cancel() {
 }
 
 func (s *Scheduler) cancelRemaining() {
-	var ids []ExecutionID
+	var ids []graph.SubtaskID
 	for _, id := range s.order {
 		st := s.execs[id]
 		if st == ExecCreated {

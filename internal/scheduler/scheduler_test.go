@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/cockroachdb/datadriven"
+
+	"github.com/weir-engine/weir/internal/graph"
 	"github.com/weir-engine/weir/internal/scheduler"
 	"github.com/weir-engine/weir/internal/scheduler/slots"
 )
@@ -68,7 +70,7 @@ func TestScheduler(t *testing.T) {
 				if _, err := fmt.Sscanf(d.CmdArgs[0].Key, "%d/%d@%d", &v, &st, &gen); err != nil {
 					gen = s.Generation()
 				}
-				ev := scheduler.TaskState{ID: scheduler.ExecutionID{Vertex: v, Subtask: st}, Generation: gen, State: scheduler.ExecutionState(d.CmdArgs[1].Key)}
+				ev := scheduler.TaskState{ID: graph.SubtaskID{Vertex: v, Subtask: st}, Generation: gen, State: scheduler.ExecutionState(d.CmdArgs[1].Key)}
 				if len(d.CmdArgs) > 2 {
 					ev.Err = errors.New(d.CmdArgs[2].Key)
 					switch d.CmdArgs[2].Key {

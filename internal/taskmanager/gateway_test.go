@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/weir-engine/weir/internal/funcspec"
+	"github.com/weir-engine/weir/internal/graph"
 	"github.com/weir-engine/weir/internal/op"
 	"github.com/weir-engine/weir/internal/rpc"
 	"github.com/weir-engine/weir/internal/rpc/rpcpb"
@@ -93,7 +94,7 @@ func (r gatewayRig) descriptor(gen int, spec *rpcpb.FunctionSpec) *rpcpb.TaskDep
 
 func (r gatewayRig) descriptorOf(gen, vertex int, spec *rpcpb.FunctionSpec) *rpcpb.TaskDeploymentDescriptor {
 	return &rpcpb.TaskDeploymentDescriptor{
-		Task: rpc.TaskKey("job", gen, scheduler.ExecutionID{Vertex: vertex}), Slot: &rpcpb.SlotId{TaskManagerId: tmID, Index: int32(vertex)},
+		Task: rpc.TaskKey("job", gen, graph.SubtaskID{Vertex: vertex}), Slot: &rpcpb.SlotId{TaskManagerId: tmID, Index: int32(vertex)},
 		Function: spec, JobMasterAddress: "jm",
 	}
 }
@@ -171,7 +172,7 @@ func TestGatewayControlsTheSubtask(t *testing.T) {
 	ctx := context.Background()
 	accepted := func(gen int) bool {
 		resp, err := rig.te.TriggerCheckpoint(ctx, &rpcpb.TriggerCheckpointRequest{
-			Task: rpc.TaskKey("job", gen, scheduler.ExecutionID{}), Barrier: &rpcpb.CheckpointBarrier{Id: 1}}).Wait(ctx)
+			Task: rpc.TaskKey("job", gen, graph.SubtaskID{}), Barrier: &rpcpb.CheckpointBarrier{Id: 1}}).Wait(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -180,7 +181,7 @@ func TestGatewayControlsTheSubtask(t *testing.T) {
 	if accepted(1) {
 		t.Fatal("a trigger of another generation was accepted")
 	}
-	if _, err := rig.te.CancelTask(ctx, &rpcpb.CancelTaskRequest{Task: rpc.TaskKey("job", 0, scheduler.ExecutionID{})}).Wait(ctx); err != nil {
+	if _, err := rig.te.CancelTask(ctx, &rpcpb.CancelTaskRequest{Task: rpc.TaskKey("job", 0, graph.SubtaskID{})}).Wait(ctx); err != nil {
 		t.Fatal(err)
 	}
 	rig.updates.expect(t, scheduler.ExecCanceled)

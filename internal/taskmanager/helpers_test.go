@@ -212,7 +212,7 @@ func deployment(j job, gen, v int) (taskmanager.Deployment, reports) {
 	r := make(reports, 4)
 	return taskmanager.Deployment{
 		JobID: "job", Generation: gen, Graph: j.graph,
-		ID:     scheduler.ExecutionID{Vertex: v, Subtask: 0},
+		ID:     graph.SubtaskID{Vertex: v, Subtask: 0},
 		Slot:   slots.ID{TaskManager: tmID, Index: 0},
 		Report: func(rep taskmanager.Report) { r <- rep },
 	}, r

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"google.golang.org/protobuf/proto"
+
 	"github.com/weir-engine/weir/internal/checkpoint/storage"
 	"github.com/weir-engine/weir/internal/graph"
 	"github.com/weir-engine/weir/internal/network"
@@ -18,7 +20,6 @@ import (
 	"github.com/weir-engine/weir/internal/rpc/rpcpb"
 	"github.com/weir-engine/weir/internal/scheduler"
 	"github.com/weir-engine/weir/internal/typeinfo"
-	"google.golang.org/protobuf/proto"
 )
 
 // statefulSource emits nothing and never ends; its snapshot holds keyed
@@ -90,7 +91,7 @@ func TestSubtaskWritesAndRestoresItsOwnState(t *testing.T) {
 	// As in the embedded cluster: the subtasks write through the job's
 	// storage and its options (here: no inline streams).
 	rig.tm.UseStorage(st)
-	key := func(gen int) *rpcpb.TaskKey { return rpc.TaskKey("job", gen, scheduler.ExecutionID{}) }
+	key := func(gen int) *rpcpb.TaskKey { return rpc.TaskKey("job", gen, graph.SubtaskID{}) }
 	deploy := func(gen int, r *storage.TaskRestore) {
 		d := rig.descriptor(gen, rig.spec)
 		d.Checkpointing = &rpcpb.CheckpointingConfig{Enabled: true, Storage: root}

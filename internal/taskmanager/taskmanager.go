@@ -33,7 +33,7 @@ type Deployment struct {
 	JobID      string
 	Generation int
 	Graph      *graph.JobGraph
-	ID         scheduler.ExecutionID
+	ID         graph.SubtaskID
 	Slot       slots.ID
 	// Channels is the sizing of the job's channels, which the JobMaster
 	// chose to fit every TaskManager's network memory.
@@ -83,7 +83,7 @@ type runningTask struct {
 type taskKey struct {
 	job        string
 	generation int
-	id         scheduler.ExecutionID
+	id         graph.SubtaskID
 }
 
 // TaskManager runs subtasks.
@@ -256,14 +256,14 @@ func (tm *TaskManager) Submit(d Deployment) error {
 	return nil
 }
 
-func (tm *TaskManager) lookup(job string, generation int, id scheduler.ExecutionID) *runningTask {
+func (tm *TaskManager) lookup(job string, generation int, id graph.SubtaskID) *runningTask {
 	tm.mu.Lock()
 	defer tm.mu.Unlock()
 	return tm.mu.running[taskKey{job, generation, id}]
 }
 
 // Cancel cancels a running subtask; it is a no-op when it already ended.
-func (tm *TaskManager) Cancel(job string, generation int, id scheduler.ExecutionID) {
+func (tm *TaskManager) Cancel(job string, generation int, id graph.SubtaskID) {
 	if r := tm.lookup(job, generation, id); r != nil {
 		r.cancel()
 	}
@@ -271,14 +271,14 @@ func (tm *TaskManager) Cancel(job string, generation int, id scheduler.Execution
 
 // TriggerCheckpoint starts a checkpoint on a subtask; it reports false when
 // the subtask is not running.
-func (tm *TaskManager) TriggerCheckpoint(job string, generation int, id scheduler.ExecutionID, b network.CheckpointBarrier) bool {
+func (tm *TaskManager) TriggerCheckpoint(job string, generation int, id graph.SubtaskID, b network.CheckpointBarrier) bool {
 	r := tm.lookup(job, generation, id)
 	return r != nil && r.task.TriggerCheckpoint(b)
 }
 
 // NotifyCheckpoint tells a subtask that a checkpoint completed or was
 // aborted.
-func (tm *TaskManager) NotifyCheckpoint(job string, generation int, id scheduler.ExecutionID, checkpointID int64, complete bool) {
+func (tm *TaskManager) NotifyCheckpoint(job string, generation int, id graph.SubtaskID, checkpointID int64, complete bool) {
 	r := tm.lookup(job, generation, id)
 	if r == nil {
 		return

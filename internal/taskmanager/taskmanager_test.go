@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/weir-engine/weir/internal/graph"
 	"github.com/weir-engine/weir/internal/network"
 	"github.com/weir-engine/weir/internal/op"
 	"github.com/weir-engine/weir/internal/scheduler"
@@ -55,7 +56,7 @@ func TestSubmitReportsRunningThenEnd(t *testing.T) {
 			for v, w := range c.want {
 				rs[v].expect(t, scheduler.ExecRunning)
 				end := rs[v].expect(t, w.state)
-				if end.ID != (scheduler.ExecutionID{Vertex: v}) || end.Generation != 0 || end.Now.IsZero() {
+				if end.ID != (graph.SubtaskID{Vertex: v}) || end.Generation != 0 || end.Now.IsZero() {
 					t.Errorf("vertex %d: report names %v generation %d at %v", v, end.ID, end.Generation, end.Now)
 				}
 				if end.RecordsIn != w.in || end.RecordsOut != w.out {
@@ -91,11 +92,11 @@ func TestCancel(t *testing.T) {
 	rEnded.expect(t, scheduler.ExecRunning)
 	rEnded.expect(t, scheduler.ExecFinished)
 
-	tm.Cancel("job", 1, ended.ID)                                     // ended
-	tm.Cancel("job", 0, scheduler.ExecutionID{Vertex: 0, Subtask: 7}) // never submitted
-	tm.Cancel("other job", 0, running.ID)                             // another job's
-	tm.Cancel("job", 5, running.ID)                                   // another generation's
-	tm.Cancel("job", 0, running.ID)                                   // the running one
+	tm.Cancel("job", 1, ended.ID)                               // ended
+	tm.Cancel("job", 0, graph.SubtaskID{Vertex: 0, Subtask: 7}) // never submitted
+	tm.Cancel("other job", 0, running.ID)                       // another job's
+	tm.Cancel("job", 5, running.ID)                             // another generation's
+	tm.Cancel("job", 0, running.ID)                             // the running one
 	rRunning.expect(t, scheduler.ExecCanceled)
 	tm.Cancel("job", 0, running.ID) // again, now ended
 	tm.Close()

@@ -10,7 +10,7 @@
 // The decisions, and only them: the state machine below, the rescaling
 // policy (rescale.go) and, in subpackage allocator, the SlotAllocator and
 // the job's slot pool. Like the default scheduler (package scheduler),
-// whose types it reuses (ExecutionID, ExecutionState, JobStatus,
+// whose types it reuses (ExecutionState, JobStatus,
 // RestartStrategy, TaskState, Deploy, CancelTasks, Terminated), it is
 // pure: no goroutines, no clock, no I/O. The JobMaster loop steps a
 // Scheduler with events (Step) and performs the actions it hands back

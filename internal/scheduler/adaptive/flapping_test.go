@@ -7,11 +7,13 @@ import (
 	"testing"
 	"time"
 
+	"pgregory.net/rapid"
+
+	"github.com/weir-engine/weir/internal/graph"
 	"github.com/weir-engine/weir/internal/scheduler"
 	"github.com/weir-engine/weir/internal/scheduler/adaptive"
 	"github.com/weir-engine/weir/internal/scheduler/adaptive/allocator"
 	"github.com/weir-engine/weir/internal/scheduler/slots"
-	"pgregory.net/rapid"
 )
 
 // cluster plays the JobMaster and the TaskManagers for a Scheduler: it
@@ -24,7 +26,7 @@ type cluster struct {
 	now      time.Time
 	tms      map[string]int // slots per TaskManager present
 	timers   []adaptive.ScheduleTimeout
-	running  map[scheduler.ExecutionID]slots.ID
+	running  map[graph.SubtaskID]slots.ID
 	gen      int
 	queue    []any
 	entered  []time.Time // Executing
@@ -59,10 +61,10 @@ func (c *cluster) act(a any) {
 		c.queue = append(c.queue, adaptive.ExecutionGraphCreated{Generation: a.Generation, Now: c.now})
 	case scheduler.Deploy:
 		c.deploys++
-		c.running = make(map[scheduler.ExecutionID]slots.ID)
+		c.running = make(map[graph.SubtaskID]slots.ID)
 		lost := false
 		for _, as := range a.Plan.Assignments {
-			id := scheduler.ExecutionID{Vertex: as.Vertex, Subtask: as.Subtask}
+			id := graph.SubtaskID{Vertex: as.Vertex, Subtask: as.Subtask}
 			c.running[id] = as.Slot
 			state := scheduler.ExecRunning
 			if c.tms[as.Slot.TaskManager] <= as.Slot.Index {
@@ -84,7 +86,7 @@ func (c *cluster) act(a any) {
 	}
 }
 
-func (c *cluster) report(id scheduler.ExecutionID, st scheduler.ExecutionState) scheduler.TaskState {
+func (c *cluster) report(id graph.SubtaskID, st scheduler.ExecutionState) scheduler.TaskState {
 	ev := scheduler.TaskState{ID: id, Generation: c.gen, State: st, Now: c.now}
 	if st == scheduler.ExecFailed {
 		ev.Err = fmt.Errorf("%v lost", c.running[id].TaskManager)
@@ -95,7 +97,7 @@ func (c *cluster) report(id scheduler.ExecutionID, st scheduler.ExecutionState) 
 // setTM makes a TaskManager offer n slots (0: it left): the subtasks in
 // slots it no longer offers fail, which counts as one failure.
 func (c *cluster) setTM(tm string, n int) {
-	var lost []scheduler.ExecutionID
+	var lost []graph.SubtaskID
 	for id, slot := range c.running {
 		if slot.TaskManager == tm && slot.Index >= n {
 			lost = append(lost, id)
@@ -118,7 +120,7 @@ func (c *cluster) setTM(tm string, n int) {
 		}
 	}
 	c.step(ev)
-	slices.SortFunc(lost, func(a, b scheduler.ExecutionID) int { return cmp.Or(a.Vertex-b.Vertex, a.Subtask-b.Subtask) })
+	slices.SortFunc(lost, func(a, b graph.SubtaskID) int { return cmp.Or(a.Vertex-b.Vertex, a.Subtask-b.Subtask) })
 	for _, id := range lost {
 		c.step(c.report(id, scheduler.ExecFailed))
 	}

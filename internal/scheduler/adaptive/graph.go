@@ -3,6 +3,7 @@ package adaptive
 import (
 	"fmt"
 
+	"github.com/weir-engine/weir/internal/graph"
 	"github.com/weir-engine/weir/internal/scheduler"
 	"github.com/weir-engine/weir/internal/scheduler/adaptive/allocator"
 )
@@ -15,15 +16,15 @@ type ExecutionGraph struct {
 	Generation int
 	// Plan is the parallelism and placement the graph runs at.
 	Plan  allocator.Plan
-	execs map[scheduler.ExecutionID]scheduler.ExecutionState
-	order []scheduler.ExecutionID
+	execs map[graph.SubtaskID]scheduler.ExecutionState
+	order []graph.SubtaskID
 }
 
 // newExecutionGraph returns a graph whose subtasks are all CREATED.
 func newExecutionGraph(generation int, plan allocator.Plan) *ExecutionGraph {
-	g := &ExecutionGraph{Generation: generation, Plan: plan, execs: make(map[scheduler.ExecutionID]scheduler.ExecutionState)}
+	g := &ExecutionGraph{Generation: generation, Plan: plan, execs: make(map[graph.SubtaskID]scheduler.ExecutionState)}
 	for _, a := range plan.Deploy.Assignments {
-		id := scheduler.ExecutionID{Vertex: a.Vertex, Subtask: a.Subtask}
+		id := graph.SubtaskID{Vertex: a.Vertex, Subtask: a.Subtask}
 		g.execs[id] = scheduler.ExecCreated
 		g.order = append(g.order, id)
 	}
@@ -31,7 +32,7 @@ func newExecutionGraph(generation int, plan allocator.Plan) *ExecutionGraph {
 }
 
 // State returns a subtask's state ("" for one the graph does not have).
-func (g *ExecutionGraph) State(id scheduler.ExecutionID) scheduler.ExecutionState { return g.execs[id] }
+func (g *ExecutionGraph) State(id graph.SubtaskID) scheduler.ExecutionState { return g.execs[id] }
 
 // deployed marks every subtask DEPLOYING.
 func (g *ExecutionGraph) deployed() {
@@ -57,8 +58,8 @@ func (g *ExecutionGraph) update(e scheduler.TaskState) bool {
 
 // cancelRemaining marks CANCELED the subtasks never deployed and
 // CANCELING those running, and returns the latter.
-func (g *ExecutionGraph) cancelRemaining() []scheduler.ExecutionID {
-	var ids []scheduler.ExecutionID
+func (g *ExecutionGraph) cancelRemaining() []graph.SubtaskID {
+	var ids []graph.SubtaskID
 	for _, id := range g.order {
 		switch st := g.execs[id]; {
 		case st == scheduler.ExecCreated:

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/weir-engine/weir/internal/graph"
 	"github.com/weir-engine/weir/internal/scheduler"
 	"github.com/weir-engine/weir/internal/scheduler/adaptive"
 	"github.com/weir-engine/weir/internal/scheduler/adaptive/allocator"
@@ -25,7 +26,7 @@ type harness struct {
 	now      time.Time
 	timers   []adaptive.ScheduleTimeout
 	lastGen  int
-	deployed []scheduler.ExecutionID
+	deployed []graph.SubtaskID
 	out      strings.Builder
 }
 
@@ -84,7 +85,7 @@ func (h *harness) record(a any) {
 		h.deployed = h.deployed[:0]
 		var parts []string
 		for _, as := range a.Plan.Assignments {
-			h.deployed = append(h.deployed, scheduler.ExecutionID{Vertex: as.Vertex, Subtask: as.Subtask})
+			h.deployed = append(h.deployed, graph.SubtaskID{Vertex: as.Vertex, Subtask: as.Subtask})
 			parts = append(parts, fmt.Sprintf("%d/%d@%v", as.Vertex, as.Subtask, as.Slot))
 		}
 		fmt.Fprintf(w, "deploy gen=%d %s\n", a.Generation, strings.Join(parts, " "))

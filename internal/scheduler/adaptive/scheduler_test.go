@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/cockroachdb/datadriven"
+
+	"github.com/weir-engine/weir/internal/graph"
 	"github.com/weir-engine/weir/internal/keygroup"
 	"github.com/weir-engine/weir/internal/scheduler"
 	"github.com/weir-engine/weir/internal/scheduler/adaptive"
@@ -178,7 +180,7 @@ func taskFromArgs(t *testing.T, d *datadriven.TestData, h *harness) scheduler.Ta
 	}
 	vs, ss, _ := strings.Cut(spec, "/")
 	ev := scheduler.TaskState{
-		ID:         scheduler.ExecutionID{Vertex: atoi(t, d, vs), Subtask: atoi(t, d, ss)},
+		ID:         graph.SubtaskID{Vertex: atoi(t, d, vs), Subtask: atoi(t, d, ss)},
 		Generation: gen, State: scheduler.ExecutionState(d.CmdArgs[1].Key), Now: h.now,
 	}
 	if len(d.CmdArgs) > 2 {

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/weir-engine/weir/internal/graph"
 	"github.com/weir-engine/weir/internal/scheduler"
 	"github.com/weir-engine/weir/internal/scheduler/adaptive"
 	"github.com/weir-engine/weir/internal/scheduler/adaptive/allocator"
@@ -34,7 +35,7 @@ func graphCreated(err error) step {
 
 func report(subtask int, st scheduler.ExecutionState, err error) step {
 	return func(h *harness) {
-		h.step(scheduler.TaskState{ID: scheduler.ExecutionID{Vertex: 0, Subtask: subtask}, Generation: h.lastGen, State: st, Err: err, Now: h.now})
+		h.step(scheduler.TaskState{ID: graph.SubtaskID{Vertex: 0, Subtask: subtask}, Generation: h.lastGen, State: st, Err: err, Now: h.now})
 	}
 }
 

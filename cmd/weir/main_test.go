@@ -9,10 +9,14 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"go.uber.org/goleak"
 )
 
 // The tests run the real binary, as scripts do: built once into a
-// temporary directory by TestMain.
+// temporary directory by TestMain. Some tests also start goroutines of
+// their own (readers of a child's output, servers), so TestMain checks
+// with goleak that none outlives the tests.
 var weirBin string
 
 func TestMain(m *testing.M) {
@@ -27,9 +31,10 @@ func TestMain(m *testing.M) {
 		os.RemoveAll(dir)
 		panic("go build ./cmd/weir: " + err.Error())
 	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
+	goleak.VerifyTestMain(m, goleak.Cleanup(func(code int) {
+		os.RemoveAll(dir)
+		os.Exit(code)
+	}))
 }
 
 const (

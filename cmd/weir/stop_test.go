@@ -41,7 +41,9 @@ func TestStopWithDrainThroughREST(t *testing.T) {
 		t.Fatalf("first line %q does not give the REST address", lines.Text())
 	}
 	job, addr := m[1], m[2]
-	rest := make(chan string)
+	// Buffered: when the test fails before it reads the tail, the reader
+	// still ends once the deferred Kill closes the pipe.
+	rest := make(chan string, 1)
 	go func() {
 		var b strings.Builder
 		for lines.Scan() {

@@ -6,12 +6,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/weir-engine/weir/internal/rest/api"
 	"io"
 	"net/http"
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/weir-engine/weir/internal/rest/api"
 )
 
 // jobManager is a client of a JobManager's REST API (Flink's paths and
@@ -176,9 +177,7 @@ func (jm *jobManager) call(ctx context.Context, method, path string, body any, w
 
 // answerError is the error of an answer with an unexpected status.
 func (jm *jobManager) answerError(resp *http.Response, b []byte) error {
-	var e struct {
-		Errors []string `json:"errors"`
-	}
+	var e api.ErrorResponse
 	if json.Unmarshal(b, &e) == nil && len(e.Errors) > 0 {
 		return errors.New(strings.Join(e.Errors, "; "))
 	}

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+
+	"github.com/weir-engine/weir/internal/rest/api"
 )
 
 // Error kinds of requests. A handler marks its error with one of them (or
@@ -57,18 +59,13 @@ func newError(kind error, format string, args ...any) error {
 	return &kindError{kind: kind, msg: fmt.Sprintf(format, args...)}
 }
 
-// errorBody is Flink's ErrorResponseBody.
-type errorBody struct {
-	Errors []string `json:"errors"`
-}
-
 // writeJSON writes v as the JSON body of an answer with status.
 func writeJSON(w http.ResponseWriter, status int, v any) error {
 	b, err := json.Marshal(v)
 	if err != nil {
 		// Only a bug makes our own types unencodable.
 		status = http.StatusInternalServerError
-		b, _ = json.Marshal(errorBody{Errors: []string{"rest: encoding the answer: " + err.Error()}})
+		b, _ = json.Marshal(api.ErrorResponse{Errors: []string{"rest: encoding the answer: " + err.Error()}})
 	}
 	w.Header().Set("Content-Type", "application/json; charset=UTF-8")
 	w.WriteHeader(status)

@@ -12,9 +12,11 @@ import (
 	"testing"
 	"time"
 
+	"go.uber.org/goleak"
+
 	"github.com/weir-engine/weir/internal/clock"
 	"github.com/weir-engine/weir/internal/rest"
-	"go.uber.org/goleak"
+	"github.com/weir-engine/weir/internal/rest/api"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -209,9 +211,7 @@ func hasKeys(t *testing.T, what string, b []byte, keys ...string) {
 // errorsOf decodes Flink's {"errors": [...]}.
 func errorsOf(t *testing.T, r response) []string {
 	t.Helper()
-	var e struct {
-		Errors []string `json:"errors"`
-	}
+	var e api.ErrorResponse
 	if err := json.Unmarshal(r.body, &e); err != nil || len(e.Errors) == 0 {
 		t.Fatalf("body %s: want {\"errors\": [...]} (%v)", r.body, err)
 	}

@@ -6,6 +6,8 @@ import (
 	"runtime/debug"
 	"slices"
 	"strings"
+
+	"github.com/weir-engine/weir/internal/rest/api"
 )
 
 // endpoint answers one method on one path: the status and body of a
@@ -52,7 +54,7 @@ func (s *Server) dispatch(m methods) http.Handler {
 		status, body, err := s.call(m, w, r)
 		if err != nil {
 			status = statusOf(err)
-			body = errorBody{Errors: []string{err.Error()}}
+			body = api.ErrorResponse{Errors: []string{err.Error()}}
 			if status >= http.StatusInternalServerError && status != http.StatusServiceUnavailable {
 				s.opts.Logger.Error("rest: request failed", "method", r.Method, "path", r.URL.Path, "status", status, "err", err)
 			}

@@ -207,3 +207,9 @@ type FailureCause struct {
 	Message    string `json:"message"`
 	StackTrace string `json:"stack-trace"`
 }
+
+// ErrorResponse is Flink's ErrorResponseBody, the body of every answer
+// with an error status.
+type ErrorResponse struct {
+	Errors []string `json:"errors"`
+}

@@ -58,9 +58,7 @@ func (d *jobDirectory) Job(id string) (rest.JobInfo, error) {
 	s := c.job.Status()
 	info := rest.JobInfo{
 		ID: id, Name: c.Name(), State: string(s.State), Start: c.StartTime(), End: c.job.EndTime(),
-		Checkpoints: rest.CheckpointCounts{Completed: s.Checkpoints.Completed, Failed: s.Checkpoints.Failed,
-			Latest: s.Checkpoints.Latest, LatestID: s.Checkpoints.LatestID, LatestDuration: s.Checkpoints.LatestDuration,
-			LatestSize: s.Checkpoints.LatestSize, LatestUploaded: s.Checkpoints.LatestUploaded},
+		Checkpoints: s.Checkpoints,
 	}
 	if s.Failure != nil {
 		info.Failure = s.Failure.Error()

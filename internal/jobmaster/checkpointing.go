@@ -113,8 +113,8 @@ type checkpointing struct {
 }
 
 // stats returns the checkpoint statistics of the job.
-func (cp *checkpointing) stats() CheckpointStats {
-	return CheckpointStats{Completed: cp.completed, Failed: cp.failed, Latest: cp.latest, LatestID: cp.latestID,
+func (cp *checkpointing) stats() checkpoint.Stats {
+	return checkpoint.Stats{Completed: cp.completed, Failed: cp.failed, Latest: cp.latest, LatestID: cp.latestID,
 		LatestDuration: cp.latestDuration, LatestSize: cp.latestSize, LatestUploaded: cp.latestUploaded,
 		UploadedTotal: cp.uploadedTotal}
 }

@@ -68,24 +68,6 @@ type VertexMetrics struct {
 	RecordsIn, RecordsOut int64
 }
 
-// CheckpointStats count a job's checkpoints.
-type CheckpointStats struct {
-	Completed, Failed int
-	// Latest is the location of the latest completed checkpoint, LatestID
-	// its id.
-	Latest   string
-	LatestID int64
-	// LatestDuration is how long the latest completed checkpoint took from
-	// its trigger to its completion; LatestSize is the bytes of state it
-	// references, LatestUploaded the bytes its tasks wrote for it (less
-	// than LatestSize when an incremental backend reused files).
-	LatestDuration time.Duration
-	LatestSize     int64
-	LatestUploaded int64
-	// UploadedTotal is the bytes written for all completed checkpoints.
-	UploadedTotal int64
-}
-
 // Result is how a job ended.
 type Result struct {
 	JobID    string
@@ -95,7 +77,7 @@ type Result struct {
 	Vertices []VertexMetrics
 	// Restarts is the number of times the job restarted after a failure.
 	Restarts    int
-	Checkpoints CheckpointStats
+	Checkpoints checkpoint.Stats
 }
 
 // Options configure a JobMaster.

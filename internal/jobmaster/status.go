@@ -1,6 +1,7 @@
 package jobmaster
 
 import (
+	"github.com/weir-engine/weir/internal/checkpoint"
 	"github.com/weir-engine/weir/internal/scheduler"
 )
 
@@ -10,7 +11,7 @@ import (
 type Status struct {
 	State       scheduler.JobStatus
 	Generation  int
-	Checkpoints CheckpointStats
+	Checkpoints checkpoint.Stats
 	Vertices    []VertexMetrics
 	// Failure is the latest failure that caused a restart or ended the job.
 	Failure error

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"time"
+
+	"github.com/weir-engine/weir/internal/checkpoint"
 )
 
 // Dispatcher is what the REST server needs of the JobManager: the jobs it
@@ -60,8 +62,9 @@ type JobInfo struct {
 	End      time.Time // zero while running
 	Vertices []VertexInfo
 	// Checkpoints counts completed and failed checkpoints; Latest is the
-	// location of the latest completed one ("" if none).
-	Checkpoints CheckpointCounts
+	// location of the latest completed one ("" if none). LatestSize and
+	// LatestUploaded are Flink's state_size and checkpointed_size.
+	Checkpoints checkpoint.Stats
 	// Failure is the root cause of a failed job.
 	Failure string
 }
@@ -77,17 +80,4 @@ type VertexInfo struct {
 	// SCHEDULED, DEPLOYING, INITIALIZING, RUNNING, FINISHED, CANCELING,
 	// CANCELED, FAILED); "" derives it from the job's state.
 	Status string
-}
-
-// CheckpointCounts are a job's checkpoint statistics.
-type CheckpointCounts struct {
-	Completed, Failed int
-	Latest            string
-	LatestID          int64
-	// LatestDuration is the latest completed checkpoint's time from
-	// trigger to completion; LatestSize the bytes of state it references
-	// and LatestUploaded those written for it (Flink's state_size and
-	// checkpointed_size).
-	LatestDuration             time.Duration
-	LatestSize, LatestUploaded int64
 }

@@ -14,6 +14,7 @@ import (
 
 	"go.uber.org/goleak"
 
+	"github.com/weir-engine/weir/internal/checkpoint"
 	"github.com/weir-engine/weir/internal/clock"
 	"github.com/weir-engine/weir/internal/rest"
 	"github.com/weir-engine/weir/internal/rest/api"
@@ -101,7 +102,7 @@ func newFake() *fakeDispatcher {
 				{ID: 1, Name: "Source: numbers", Parallelism: 2, RecordsOut: 100},
 				{ID: 2, Name: "count -> Sink: file", Parallelism: 3, RecordsIn: 100, RecordsOut: 7, Status: "FINISHED"},
 			},
-			Checkpoints: rest.CheckpointCounts{Completed: 4, Failed: 1, Latest: "file:///cp/chk-5", LatestID: 5,
+			Checkpoints: checkpoint.Stats{Completed: 4, Failed: 1, Latest: "file:///cp/chk-5", LatestID: 5,
 				LatestDuration: 1500 * time.Millisecond, LatestSize: 4096, LatestUploaded: 1024}},
 		{ID: finishedID, Name: "wordcount", State: "FINISHED", Start: t0, End: t0.Add(1500 * time.Millisecond),
 			Vertices: []rest.VertexInfo{{ID: 1, Name: "Source", Parallelism: 1}}},

@@ -44,7 +44,7 @@ type (
 	// Result is how a job ended.
 	Result = jobmaster.Result
 	// CheckpointStats counts a job's checkpoints.
-	CheckpointStats = jobmaster.CheckpointStats
+	CheckpointStats = checkpoint.Stats
 	// SavepointKind is what a savepoint is for: one that lets the job go
 	// on, or one that stops it (draining it first or not).
 	SavepointKind = checkpoint.Kind

@@ -121,7 +121,7 @@ func (jm *JobMaster) submit(ctx context.Context, a scheduler.Deploy, rs *restore
 		jm.stepCheckpoint(ctx, checkpoint.TasksRestarted{Now: jm.clock.Now(), Finished: finished})
 	}
 	for _, as := range a.Plan.Assignments {
-		id := graph.SubtaskID{Vertex: as.Vertex, Subtask: as.Subtask}
+		id := as.SubtaskID
 		jm.placed[id] = as.Slot.TaskManager
 		var init taskmanager.Init
 		if rs != nil {
@@ -159,7 +159,7 @@ func (jm *JobMaster) failGeneration(a scheduler.Deploy, err error) {
 func (jm *JobMaster) failAll(a scheduler.Deploy, err error) {
 	jm.log.Error("deploy failed", "err", err)
 	for _, as := range a.Plan.Assignments {
-		id := graph.SubtaskID{Vertex: as.Vertex, Subtask: as.Subtask}
+		id := as.SubtaskID
 		jm.reportEnded(id, a.Generation, scheduler.ExecFailed, err)
 	}
 }

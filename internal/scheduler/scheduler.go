@@ -298,7 +298,7 @@ func (s *Scheduler) place() {
 func (s *Scheduler) deploy() {
 	s.status = Running
 	for _, a := range s.plan.Assignments {
-		s.execs[graph.SubtaskID{Vertex: a.Vertex, Subtask: a.Subtask}] = ExecDeploying
+		s.execs[a.SubtaskID] = ExecDeploying
 	}
 	s.ready = append(s.ready, Deploy{Plan: s.plan, Generation: s.generation})
 }
@@ -316,7 +316,7 @@ func (s *Scheduler) taskManagerLost(e TaskManagerLost) {
 	s.free = slices.DeleteFunc(s.free, func(id slots.ID) bool { return id.TaskManager == e.TaskManager })
 	lost := false
 	for _, a := range s.plan.Assignments {
-		id := graph.SubtaskID{Vertex: a.Vertex, Subtask: a.Subtask}
+		id := a.SubtaskID
 		if st := s.execs[id]; a.Slot.TaskManager == e.TaskManager && !st.Terminal() && st != ExecCreated {
 			s.execs[id] = ExecFailed
 			lost = true

@@ -64,7 +64,7 @@ func (c *cluster) act(a any) {
 		c.running = make(map[graph.SubtaskID]slots.ID)
 		lost := false
 		for _, as := range a.Plan.Assignments {
-			id := graph.SubtaskID{Vertex: as.Vertex, Subtask: as.Subtask}
+			id := as.SubtaskID
 			c.running[id] = as.Slot
 			state := scheduler.ExecRunning
 			if c.tms[as.Slot.TaskManager] <= as.Slot.Index {

@@ -24,7 +24,7 @@ type ExecutionGraph struct {
 func newExecutionGraph(generation int, plan allocator.Plan) *ExecutionGraph {
 	g := &ExecutionGraph{Generation: generation, Plan: plan, execs: make(map[graph.SubtaskID]scheduler.ExecutionState)}
 	for _, a := range plan.Deploy.Assignments {
-		id := graph.SubtaskID{Vertex: a.Vertex, Subtask: a.Subtask}
+		id := a.SubtaskID
 		g.execs[id] = scheduler.ExecCreated
 		g.order = append(g.order, id)
 	}

@@ -85,7 +85,7 @@ func (h *harness) record(a any) {
 		h.deployed = h.deployed[:0]
 		var parts []string
 		for _, as := range a.Plan.Assignments {
-			h.deployed = append(h.deployed, graph.SubtaskID{Vertex: as.Vertex, Subtask: as.Subtask})
+			h.deployed = append(h.deployed, as.SubtaskID)
 			parts = append(parts, fmt.Sprintf("%d/%d@%v", as.Vertex, as.Subtask, as.Slot))
 		}
 		fmt.Fprintf(w, "deploy gen=%d %s\n", a.Generation, strings.Join(parts, " "))

@@ -12,6 +12,8 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+
+	"github.com/weir-engine/weir/internal/graph"
 )
 
 // ID names a slot of a TaskManager.
@@ -30,8 +32,8 @@ type Request struct {
 
 // Assignment places one subtask.
 type Assignment struct {
-	Vertex, Subtask int
-	Slot            ID
+	graph.SubtaskID
+	Slot ID
 }
 
 // Plan is the result of an allocation.
@@ -56,7 +58,7 @@ func Allocate(reqs []Request, free []ID) (Plan, error) {
 	plan := Plan{Slots: spread(free)[:need]}
 	for _, r := range reqs {
 		for i := 0; i < r.Parallelism; i++ {
-			plan.Assignments = append(plan.Assignments, Assignment{Vertex: r.Vertex, Subtask: i, Slot: plan.Slots[i]})
+			plan.Assignments = append(plan.Assignments, Assignment{SubtaskID: graph.SubtaskID{Vertex: r.Vertex, Subtask: i}, Slot: plan.Slots[i]})
 		}
 	}
 	return plan, nil

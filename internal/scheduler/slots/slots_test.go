@@ -4,6 +4,7 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/weir-engine/weir/internal/graph"
 	"github.com/weir-engine/weir/internal/scheduler/slots"
 )
 
@@ -20,8 +21,9 @@ func TestAllocateSharesSlotsAndSpreads(t *testing.T) {
 		}
 	}
 	want := []slots.Assignment{
-		{0, 0, slots.ID{"tm-a", 0}}, {0, 1, slots.ID{"tm-b", 0}}, {0, 2, slots.ID{"tm-a", 1}},
-		{1, 0, slots.ID{"tm-a", 0}}, {1, 1, slots.ID{"tm-b", 0}},
+		{graph.SubtaskID{Vertex: 0, Subtask: 0}, slots.ID{"tm-a", 0}}, {graph.SubtaskID{Vertex: 0, Subtask: 1}, slots.ID{"tm-b", 0}},
+		{graph.SubtaskID{Vertex: 0, Subtask: 2}, slots.ID{"tm-a", 1}},
+		{graph.SubtaskID{Vertex: 1, Subtask: 0}, slots.ID{"tm-a", 0}}, {graph.SubtaskID{Vertex: 1, Subtask: 1}, slots.ID{"tm-b", 0}},
 	}
 	if len(plan.Assignments) != len(want) {
 		t.Fatalf("assignments = %v", plan.Assignments)

@@ -7,6 +7,7 @@ import (
 	"maps"
 	"slices"
 
+	"github.com/weir-engine/weir/internal/graph"
 	"github.com/weir-engine/weir/internal/keygroup"
 	"github.com/weir-engine/weir/internal/scheduler/slots"
 )
@@ -146,7 +147,7 @@ func assignments(shared []SharedSlot, gs []group, par map[int]int) slots.Plan {
 	for _, g := range gs {
 		for _, v := range g.vertices {
 			for i := range par[v.ID] {
-				p.Assignments = append(p.Assignments, slots.Assignment{Vertex: v.ID, Subtask: i, Slot: at[[2]int{g.id, i}]})
+				p.Assignments = append(p.Assignments, slots.Assignment{SubtaskID: graph.SubtaskID{Vertex: v.ID, Subtask: i}, Slot: at[[2]int{g.id, i}]})
 			}
 		}
 	}

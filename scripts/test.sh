@@ -24,4 +24,4 @@ echo "== go test"
 export WEIR_RPC_ENCODE=1
 go test -count=1 -timeout 15m "$@" ./...
 echo "== go test -race (the concurrent core, short runs)"
-go test -race -short -count=1 -timeout 10m . ./internal/task ./internal/network ./internal/jobmaster ./jobs/sequence
+go test -race -short -count=1 -timeout 10m . ./internal/task ./internal/codec ./internal/network ./internal/jobmaster ./jobs/sequence

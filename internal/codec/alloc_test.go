@@ -3,12 +3,14 @@ package codec_test
 import (
 	"testing"
 	"time"
+
+	"github.com/weir-engine/weir/internal/codec"
 )
 
 // allocs measures the allocations of encoding v into a buffer with room and
-// of decoding it again.
+// of decoding it again, through a Slot as the engine's hot paths do.
 func allocs[T any](t *testing.T, v T) (enc, dec float64) {
-	c := mustFor[T](t)
+	c := codec.NewSlot(mustFor[T](t))
 	buf := c.Append(make([]byte, 0, 1024), v)
 	enc = testing.AllocsPerRun(100, func() { buf = c.Append(buf[:0], v) })
 	dec = testing.AllocsPerRun(100, func() {

@@ -78,22 +78,41 @@ func Check(t reflect.Type) error {
 }
 
 // planCodec is the Codec of a type compiled into a plan.
+//
+// Its value methods hand the plan a pointer to their argument or result, so
+// that value lives on the heap: one allocation per call. Hiding the pointer
+// from escape analysis to keep it on the stack is not safe (a stack that
+// grows during the call moves the value and the hidden pointer goes stale:
+// decoded values came back zero under -race), so the hot paths go through
+// PointerCodec instead, usually by way of a Slot.
 type planCodec[T any] struct {
 	pl *plan
 }
 
+var _ PointerCodec[int] = planCodec[int]{}
+
 // Append implements Codec.
-func (c planCodec[T]) Append(buf []byte, v T) []byte {
-	return appendOp(buf, c.pl, noEscape(unsafe.Pointer(&v)))
-}
+func (c planCodec[T]) Append(buf []byte, v T) []byte { return c.AppendFrom(buf, &v) }
 
 // Decode implements Codec.
 func (c planCodec[T]) Decode(buf []byte) (T, int, error) {
 	var v T
-	n, err := decodeOp(buf, c.pl, noEscape(unsafe.Pointer(&v)), 0)
+	n, err := c.DecodeInto(buf, &v)
+	return v, n, err
+}
+
+// AppendFrom implements PointerCodec.
+func (c planCodec[T]) AppendFrom(buf []byte, v *T) []byte {
+	return appendOp(buf, c.pl, unsafe.Pointer(v))
+}
+
+// DecodeInto implements PointerCodec.
+func (c planCodec[T]) DecodeInto(buf []byte, v *T) (int, error) {
+	n, err := decodeOp(buf, c.pl, unsafe.Pointer(v), 0)
 	if err != nil {
 		var zero T
-		return zero, 0, fmt.Errorf("decoding %v: %w", c.pl.typ, err)
+		*v = zero
+		return 0, fmt.Errorf("decoding %v: %w", c.pl.typ, err)
 	}
-	return v, n, nil
+	return n, nil
 }

@@ -99,10 +99,7 @@ func encodedKeyHasher[K comparable](t reflect.Type) (func(K) uint32, error) {
 		return nil, fmt.Errorf("%w %v: %w", ErrBadKey, t, err)
 	}
 	floats := floatFields(t, 0, nil)
-	return func(k K) uint32 {
-		// k is this call's copy, so making its floats canonical in
-		// place changes nothing the caller sees.
-		p := unsafe.Pointer(&k)
+	canonical := func(p unsafe.Pointer) {
 		for _, f := range floats {
 			if f.is32 {
 				fp := (*float32)(unsafe.Add(p, f.off))
@@ -112,15 +109,39 @@ func encodedKeyHasher[K comparable](t reflect.Type) (func(K) uint32, error) {
 				*fp = canonical64(*fp)
 			}
 		}
-		bp := scratchPool.Get().(*[]byte)
-		b := c.Append((*bp)[:0], k)
-		h := HashBytes(b)
-		if cap(b) <= 64<<10 { // do not pin the scratch of a huge key
-			*bp = b
-			scratchPool.Put(bp)
-		}
+	}
+	pc, ok := c.(PointerCodec[K])
+	if !ok { // a registered codec: it takes the key by value
+		return func(k K) uint32 {
+			canonical(unsafe.Pointer(&k)) // k is this call's copy
+			return hashScratch(func(b []byte) []byte { return c.Append(b, k) })
+		}, nil
+	}
+	// slots holds the heap copies of keys the pointer codec encodes from:
+	// encoding from the key's own stack copy would allocate it every call.
+	slots := sync.Pool{New: func() any { return new(K) }}
+	return func(k K) uint32 {
+		kp := slots.Get().(*K)
+		*kp = k
+		canonical(unsafe.Pointer(kp))
+		h := hashScratch(func(b []byte) []byte { return pc.AppendFrom(b, kp) })
+		var zero K
+		*kp = zero
+		slots.Put(kp)
 		return h
 	}, nil
+}
+
+// hashScratch hashes what encode appends to a pooled scratch buffer.
+func hashScratch(encode func([]byte) []byte) uint32 {
+	bp := scratchPool.Get().(*[]byte)
+	b := encode((*bp)[:0])
+	h := HashBytes(b)
+	if cap(b) <= 64<<10 { // do not pin the scratch of a huge key
+		*bp = b
+		scratchPool.Put(bp)
+	}
+	return h
 }
 
 // canonical64 maps -0 to +0 and every NaN to one NaN, so that keys that are

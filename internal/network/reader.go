@@ -22,15 +22,16 @@ type Reader interface {
 	DeliverUntil(buf []byte, onWatermark func(wm int64) error, onStatus func(idle bool) error, stop func() bool) (records, consumed int, err error)
 }
 
-// RecordReader is the typed Reader of an op.Input[T].
+// RecordReader is the typed Reader of an op.Input[T]. It is owned by the
+// consuming task's goroutine.
 type RecordReader[T any] struct {
-	codec codec.Codec[T]
+	codec *codec.Slot[T]
 	input op.Input[T]
 }
 
 // NewRecordReader returns a reader feeding in.
 func NewRecordReader[T any](c codec.Codec[T], in op.Input[T]) *RecordReader[T] {
-	return &RecordReader[T]{codec: c, input: in}
+	return &RecordReader[T]{codec: codec.NewSlot(c), input: in}
 }
 
 // Deliver implements Reader.

@@ -46,7 +46,7 @@ type Writer interface {
 type RecordWriter[T any] struct {
 	part     *ResultPartition
 	bufs     [][]byte
-	codec    codec.Codec[T]
+	codec    *codec.Slot[T]
 	selector Selector[T]
 	size     int
 	records  int64
@@ -58,7 +58,7 @@ type RecordWriter[T any] struct {
 func NewRecordWriter[T any](part *ResultPartition, c codec.Codec[T], sel Selector[T], bufferSize int) *RecordWriter[T] {
 	return &RecordWriter[T]{
 		part: part, bufs: make([][]byte, part.NumSubpartitions()),
-		codec: c, selector: sel, size: bufferSize,
+		codec: codec.NewSlot(c), selector: sel, size: bufferSize,
 	}
 }
 

@@ -32,7 +32,9 @@ func newKVTable[K comparable, S any](b *KeyedBackend[K], name string) table[K, S
 	if kc == nil || sc == nil {
 		return &brokenTable[K, S]{}
 	}
-	return &kvTable[K, S]{b: b, name: name, kc: kc, sc: sc}
+	// The backend's goroutine is the table's only user, so the table may
+	// encode and decode through slots of its own.
+	return &kvTable[K, S]{b: b, name: name, kc: codec.NewSlot(kc), sc: codec.NewSlot(sc)}
 }
 
 // key builds the Pebble key of k in local key group g in the store's

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Generates the Go code of Weir's protobuf messages (proto/ ->
-# internal/rpc/rpcpb) with the pinned generator: buf v1.75.0, and
-# protoc-gen-go from google.golang.org/protobuf as go.mod pins it (`tool`).
+# internal/rpc/rpcpb) with the pinned generators: buf v1.75.0, and
+# protoc-gen-go (google.golang.org/protobuf) and protoc-gen-go-grpc
+# (google.golang.org/grpc/cmd/protoc-gen-go-grpc) as go.mod pins them
+# (`tool`).
 #
 #   scripts/gen-proto.sh          regenerate in place
 #   scripts/gen-proto.sh -check   fail if the checked-in code differs from

@@ -30,7 +30,18 @@ func EncodeError(err error) *rpcpb.Error {
 	if err == nil {
 		return nil
 	}
-	m := &rpcpb.Error{Message: err.Error(), EmbeddedRef: PutLocal(err)}
+	m := EncodeRemoteError(err)
+	m.EmbeddedRef = PutLocal(err)
+	return m
+}
+
+// EncodeRemoteError turns err into a message (nil for nil) for a receiver
+// in another process: its text and the kinds it matches, no reference.
+func EncodeRemoteError(err error) *rpcpb.Error {
+	if err == nil {
+		return nil
+	}
+	m := &rpcpb.Error{Message: err.Error()}
 	for _, k := range errorKinds {
 		if errors.Is(err, k.err) {
 			m.Kinds = append(m.Kinds, k.kind)

@@ -241,3 +241,32 @@ func TestHeartbeatConfigIsChecked(t *testing.T) {
 		}
 	}
 }
+
+// TestReconnectedPeerReplacesItsOldLink: a client that links again under
+// the same ID (a TaskManager that re-registers) replaces its old link: the
+// server ends the old stream without declaring the peer lost, and watches
+// the new one.
+func TestReconnectedPeerReplacesItsOldLink(t *testing.T) {
+	rm, old, renewed := newEnd("rm"), newEnd("tm-1"), newEnd("tm-1")
+	srv := serveHeartbeats(t, rm)
+	first := link(t, srv, old)
+	expectHeartbeat(t, rm, "tm-1", 0)
+	second := link(t, srv, renewed)
+	expectHeartbeat(t, rm, "tm-1", 0)
+	expectLoss(t, old, "rm", heartbeat.Disconnected)
+	<-first.Lost()
+	renewed.clock.Advance(interval)
+	expectHeartbeat(t, rm, "tm-1", 1)
+	select {
+	case loss := <-rm.lost:
+		t.Fatalf("server reported %v for a replaced link", loss)
+	default:
+	}
+	if loss, lost := second.Loss(); lost {
+		t.Fatalf("the new link is lost: %v", loss)
+	}
+	// The server's timeout now runs from the new link's heartbeat.
+	rm.clock.Advance(timeout)
+	expectLoss(t, rm, "tm-1", heartbeat.Timeout)
+	expectLoss(t, renewed, "rm", heartbeat.Disconnected)
+}

@@ -340,3 +340,13 @@ func TestListenOnBusyAddressFails(t *testing.T) {
 		t.Fatalf("listened twice on %s", c.srv.Addr())
 	}
 }
+
+func TestClosedClientFailsCalls(t *testing.T) {
+	c := newCluster(t)
+	if err := c.client.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := wait(c.rm.Heartbeat(context.Background(), &rpcpb.Heartbeat{})); !errors.Is(err, grpcrpc.ErrClosed) {
+		t.Fatalf("call through a closed client: %v, want ErrClosed", err)
+	}
+}

@@ -5,9 +5,6 @@ import (
 	"strings"
 )
 
-// endpointKey is the metadata key that names the endpoint a call is for.
-const endpointKey = "weir-endpoint"
-
 // Address returns the address of the endpoint name on the server that
 // listens at hostport.
 func Address(hostport, name string) string {

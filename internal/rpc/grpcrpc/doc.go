@@ -12,6 +12,17 @@
 // address that no server or no endpoint answers fails at once with an error
 // that matches rpc.ErrUnreachable.
 //
+// Calls keep their order, as with rpc.Local: a client has one stream per
+// gateway kind and server (the JobMasterService, TaskExecutorService and
+// ResourceManagerService of service.proto), it sends its calls on it in
+// the order they are made, and the server hands them to the gateway in
+// that order from one goroutine, so a handler must only queue work, as
+// with rpc.Local. Answers come back as they are ready: a call that waits
+// holds up no other. A call whose context ends is cancelled on the server
+// too (its handler's context ends). When the stream breaks, the calls
+// waiting on it fail with rpc.ErrUnreachable (they may or may not have
+// run) and the next call opens a new stream.
+//
 // Errors cross with their kinds (rpc.EncodeRemoteError): a handler's error
 // comes back as an rpc.RemoteError that matches the same sentinels under
 // errors.Is (fs.ErrNotExist, scheduler.ErrUnrecoverable, ...). The
@@ -19,10 +30,6 @@
 // boundary: the sending side takes them out of its rpc.Handoff and zeroes
 // them, the receiving side zeroes any it gets, so a foreign id never
 // resolves to one of its own values.
-//
-// Unlike rpc.Local, calls run concurrently: two calls from one sender may
-// reach the handler in either order. A caller that needs an order chains on
-// the first call's Future.
 //
 // Heartbeats run on one bidirectional stream per pair of processes
 // (Client.Heartbeat, Server.ServeHeartbeats): each end sends a Heartbeat

@@ -11,14 +11,16 @@ import (
 
 // recorder is the handler side of the tests' gateways: it keeps each
 // request it gets by method and answers with the response set for that
-// method, or with err; with hold set, it answers only when the call's
-// context ends, with the context's error.
+// method, or with err. A call of the method named by hold is answered only
+// when its context ends, with the context's error. log keeps every request
+// in the order the handler got them.
 type recorder struct {
 	mu      sync.Mutex
 	got     map[string]proto.Message
+	log     []proto.Message
 	answers map[string]proto.Message
 	err     error
-	hold    bool
+	hold    string
 	held    chan struct{} // closed when a held call arrives
 	ended   chan error    // a held call's context error
 }
@@ -38,7 +40,8 @@ func answer[Resp proto.Message](ctx context.Context, r *recorder, method string,
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.got[method] = req
-	if r.hold {
+	r.log = append(r.log, req)
+	if r.hold == method {
 		f := rpc.NewFuture[Resp]()
 		close(r.held)
 		go func() {

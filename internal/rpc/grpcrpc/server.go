@@ -1,7 +1,6 @@
 package grpcrpc
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -11,10 +10,6 @@ import (
 	"github.com/weir-engine/weir/internal/rpc"
 	"github.com/weir-engine/weir/internal/rpc/rpcpb"
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/metadata"
-	"google.golang.org/grpc/status"
-	"google.golang.org/protobuf/proto"
 )
 
 // Server serves gateways over gRPC on one listen address. It is safe for
@@ -148,30 +143,4 @@ func (r *registry[G]) lookup(name string) (G, bool) {
 	defer r.mu.Unlock()
 	g, ok := r.m[name]
 	return g, ok
-}
-
-// endpointName is the endpoint a call's metadata names ("" for none).
-func endpointName(ctx context.Context) string {
-	if md, ok := metadata.FromIncomingContext(ctx); ok {
-		if v := md.Get(endpointKey); len(v) > 0 {
-			return v[0]
-		}
-	}
-	return ""
-}
-
-// handle runs a call on the gateway r serves under the call's endpoint
-// name and waits for its answer (or for the caller to go away).
-func handle[G any, Req, Resp proto.Message](ctx context.Context, r *registry[G], req Req, method func(G, context.Context, Req) *rpc.Future[Resp]) (Resp, error) {
-	var zero Resp
-	name := endpointName(ctx)
-	g, ok := r.lookup(name)
-	if !ok {
-		return zero, status.Errorf(codes.NotFound, "no %s endpoint %q here", r.kind, name)
-	}
-	resp, err := method(g, ctx, incoming(req)).Wait(ctx)
-	if err != nil {
-		return zero, toStatus(err)
-	}
-	return outgoing(resp), nil
 }

@@ -271,11 +271,15 @@ func TestEmbeddedErrorReferencesDoNotCross(t *testing.T) {
 // context ends.
 func TestCancelledContextCancelsTheCall(t *testing.T) {
 	c := newCluster(t)
-	c.rec.hold = true
+	c.rec.hold = "TaskExecutor.TriggerCheckpoint"
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	f := c.te.TriggerCheckpoint(ctx, &rpcpb.TriggerCheckpointRequest{Task: task})
 	<-c.rec.held
+	// A call that waits does not hold up the next one on the same stream.
+	if _, err := wait(c.te.NotifyCheckpointComplete(context.Background(), &rpcpb.NotifyCheckpointComplete{Task: task, CheckpointId: 1})); err != nil {
+		t.Fatal(err)
+	}
 	cancel()
 	if _, err := f.Wait(context.Background()); !errors.Is(err, context.Canceled) {
 		t.Fatalf("caller got %v, want context.Canceled", err)
@@ -348,5 +352,57 @@ func TestClosedClientFailsCalls(t *testing.T) {
 	}
 	if _, err := wait(c.rm.Heartbeat(context.Background(), &rpcpb.Heartbeat{})); !errors.Is(err, grpcrpc.ErrClosed) {
 		t.Fatalf("call through a closed client: %v, want ErrClosed", err)
+	}
+}
+
+// TestCallsArriveInTheOrderTheyWereMade: calls made one after the other
+// without waiting reach the handler in that order, as with rpc.Local, also
+// across methods of one gateway.
+func TestCallsArriveInTheOrderTheyWereMade(t *testing.T) {
+	c := newCluster(t)
+	const n = 500
+	var futures []*rpc.Future[*rpcpb.Ack]
+	for i := range int64(n) {
+		if i%2 == 0 {
+			futures = append(futures, c.jm.AcknowledgeCheckpoint(context.Background(), &rpcpb.AcknowledgeCheckpoint{Task: task, CheckpointId: i}))
+		} else {
+			futures = append(futures, c.jm.DeclineCheckpoint(context.Background(), &rpcpb.DeclineCheckpoint{Task: task, CheckpointId: i}))
+		}
+	}
+	for _, f := range futures {
+		if _, err := f.Wait(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c.rec.mu.Lock()
+	defer c.rec.mu.Unlock()
+	if len(c.rec.log) != n {
+		t.Fatalf("handler got %d calls, want %d", len(c.rec.log), n)
+	}
+	for i, m := range c.rec.log {
+		id := m.(interface{ GetCheckpointId() int64 }).GetCheckpointId()
+		if id != int64(i) {
+			t.Fatalf("call %d to arrive was checkpoint %d", i, id)
+		}
+	}
+}
+
+// TestCallsInFlightFailWhenTheServerGoes: a call waiting for its answer
+// when the server closes fails with rpc.ErrUnreachable, and so does the
+// next call.
+func TestCallsInFlightFailWhenTheServerGoes(t *testing.T) {
+	c := newCluster(t)
+	c.rec.hold = "JobMaster.RequestSplit"
+	f := c.jm.RequestSplit(context.Background(), &rpcpb.SplitRequest{Task: task, OperatorUid: "src"})
+	<-c.rec.held
+	c.srv.Close()
+	if _, err := f.Wait(context.Background()); !errors.Is(err, rpc.ErrUnreachable) {
+		t.Fatalf("call in flight: %v, want rpc.ErrUnreachable", err)
+	}
+	if err := <-c.rec.ended; !errors.Is(err, context.Canceled) {
+		t.Fatalf("handler's context ended with %v, want context.Canceled", err)
+	}
+	if _, err := wait(c.jm.EndOfData(context.Background(), &rpcpb.EndOfData{Task: task})); !errors.Is(err, rpc.ErrUnreachable) {
+		t.Fatalf("next call: %v, want rpc.ErrUnreachable", err)
 	}
 }

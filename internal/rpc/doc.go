@@ -2,7 +2,8 @@
 // gateways of the JobMaster, the TaskExecutor (a TaskManager's RPC side)
 // and the ResourceManager, whose methods take and return the protobuf
 // messages of package rpcpb (generated from proto/weir/rpc/v1, see
-// scripts/gen-proto.sh), and Local, the in-process transport between them.
+// scripts/gen-proto.sh), and Local, the in-process transport between them
+// (package grpcrpc carries the same gateways between processes).
 //
 // A gateway method never blocks its caller: it returns a Future, which the
 // callee completes when it has answered. A caller that runs an event loop

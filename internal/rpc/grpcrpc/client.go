@@ -53,7 +53,8 @@ func (c *Client) connLocked(hostport string) (*grpc.ClientConn, error) {
 	}
 	// passthrough: the address is dialled as it is, with no resolver of
 	// its own in between.
-	cc, err := grpc.NewClient("passthrough:///"+hostport, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	cc, err := grpc.NewClient("passthrough:///"+hostport, grpc.WithTransportCredentials(insecure.NewCredentials()),
+		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(MaxMessageSize)))
 	if err != nil {
 		return nil, fmt.Errorf("grpcrpc: connect to %s: %w", hostport, err)
 	}

@@ -266,6 +266,10 @@ func call[Resp proto.Message](ctx context.Context, c *Client, kind gatewayKind, 
 		f.Complete(m.(Resp), nil)
 	}}
 	out := outgoing(req)
+	if err := encodable(out); err != nil {
+		// Sent, it would break the stream and every call on it.
+		return rpc.Failed[Resp](fmt.Errorf("grpcrpc: %s on %s: %w", method, addr, err))
+	}
 	for range 2 { // a session that broke under us is replaced once
 		s, err := c.session(kind, hostport)
 		if err != nil {

@@ -1,6 +1,7 @@
 package grpcrpc
 
 import (
+	"fmt"
 	"sync"
 
 	"google.golang.org/protobuf/proto"
@@ -37,6 +38,16 @@ func oneofField(m proto.Message, oneof protoreflect.Name) (protoreflect.Name, pr
 		return "", nil
 	}
 	return fd.Name(), r.Get(fd).Message().Interface()
+}
+
+// encodable reports why m cannot be marshalled (a string that is not
+// UTF-8), checked before it goes on a stream, where the failure would end
+// the stream and every call on it.
+func encodable(m proto.Message) error {
+	if _, err := proto.Marshal(m); err != nil {
+		return fmt.Errorf("encode %T: %w", m, err)
+	}
+	return nil
 }
 
 // outbox is an unbounded queue of messages that one goroutine sends in

@@ -31,6 +31,11 @@ type Server struct {
 	closeOnce sync.Once
 }
 
+// MaxMessageSize is the largest message a Server or a Client receives
+// (gRPC's default is 4 MiB; a deployment that restores many state handles
+// can be larger). A larger one breaks the stream it came on.
+const MaxMessageSize = 64 << 20
+
 // Option configures a Server or a Client.
 type Option func(*options)
 
@@ -57,7 +62,7 @@ func Listen(addr string, opts ...Option) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("grpcrpc: listen on %s: %w", addr, err)
 	}
-	s := &Server{lis: lis, gs: grpc.NewServer(), log: o.log, served: make(chan struct{})}
+	s := &Server{lis: lis, gs: grpc.NewServer(grpc.MaxRecvMsgSize(MaxMessageSize)), log: o.log, served: make(chan struct{})}
 	s.jobMasters.kind = "JobMaster"
 	s.taskExecutors.kind = "TaskExecutor"
 	s.resourceManager.kind = "ResourceManager"

@@ -123,6 +123,9 @@ func serveCalls[G, C, R any](stream grpc.BidiStreamingServer[C, R], r *registry[
 			delete(running.calls, id)
 			running.Unlock()
 			cancel()
+			if err == nil {
+				err = encodable(resp)
+			}
 			if err != nil {
 				fail(id, &rpcpb.CallFailure{Error: rpc.EncodeRemoteError(err)})
 				return

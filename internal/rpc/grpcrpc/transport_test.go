@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"net"
+	"strings"
 	"testing"
 	"time"
 
@@ -404,5 +405,53 @@ func TestCallsInFlightFailWhenTheServerGoes(t *testing.T) {
 	}
 	if _, err := wait(c.jm.EndOfData(context.Background(), &rpcpb.EndOfData{Task: task})); !errors.Is(err, rpc.ErrUnreachable) {
 		t.Fatalf("next call: %v, want rpc.ErrUnreachable", err)
+	}
+}
+
+// TestLargeMessageRoundTrips: a message above gRPC's default limit of
+// 4 MiB (a deployment with many state handles) crosses both ways.
+func TestLargeMessageRoundTrips(t *testing.T) {
+	c := newCluster(t)
+	big := make([]byte, 8<<20)
+	for i := range big {
+		big[i] = byte(i)
+	}
+	want := &rpcpb.SplitAssignment{Task: task, OperatorUid: "src", Split: big}
+	c.rec.mu.Lock()
+	c.rec.answers["JobMaster.RequestSplit"] = want
+	c.rec.mu.Unlock()
+	got, err := wait(c.jm.RequestSplit(context.Background(), &rpcpb.SplitRequest{Task: task, OperatorUid: strings.Repeat("u", 5<<20)}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !proto.Equal(got, want) {
+		t.Fatal("the 8 MiB answer changed on the way")
+	}
+}
+
+// TestUnsendableCallFailsAlone: a call or an answer that cannot be
+// encoded fails that call with the reason, and the calls around it on the
+// same stream go through.
+func TestUnsendableCallFailsAlone(t *testing.T) {
+	c := newCluster(t)
+	before := c.jm.EndOfData(context.Background(), &rpcpb.EndOfData{Task: task})
+	bad := c.jm.RequestSplit(context.Background(), &rpcpb.SplitRequest{Task: task, OperatorUid: "\xff"})
+	after := c.jm.EndOfData(context.Background(), &rpcpb.EndOfData{Task: task})
+	if _, err := wait(bad); err == nil || !strings.Contains(err.Error(), "UTF-8") {
+		t.Fatalf("call with invalid UTF-8: %v, want an encoding error", err)
+	}
+	for _, f := range []*rpc.Future[*rpcpb.Ack]{before, after} {
+		if _, err := wait(f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c.rec.mu.Lock()
+	c.rec.answers["JobMaster.RequestSplit"] = &rpcpb.SplitAssignment{OperatorUid: "\xfe"}
+	c.rec.mu.Unlock()
+	if _, err := wait(c.jm.RequestSplit(context.Background(), &rpcpb.SplitRequest{Task: task})); err == nil || !strings.Contains(err.Error(), "UTF-8") {
+		t.Fatalf("answer with invalid UTF-8: %v, want an encoding error", err)
+	}
+	if _, err := wait(c.jm.EndOfData(context.Background(), &rpcpb.EndOfData{Task: task})); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -28,7 +28,10 @@ type cluster struct {
 	rm     rpc.ResourceManagerGateway
 }
 
-func newCluster(t *testing.T) *cluster {
+func newCluster(t *testing.T) *cluster { return newBenchCluster(t) }
+
+// newBenchCluster is newCluster for a test or a benchmark.
+func newBenchCluster(t testing.TB) *cluster {
 	t.Helper()
 	srv, err := grpcrpc.Listen("127.0.0.1:0")
 	if err != nil {

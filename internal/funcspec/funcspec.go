@@ -6,8 +6,10 @@
 // A spec is either embedded, naming a graph that a Table of the same
 // process holds (the embedded mini-cluster: the JobMaster and its
 // TaskManagers share the process and the Table), or registered, naming a
-// job builder (weir.RegisterJob) and the arguments to build the graph with,
-// which any process of the same binary can do. Both carry the graph's
+// job builder (weir.RegisterJob), the arguments to build the graph with and
+// the engine options that shape it, which any process of the same binary can
+// do: a Table given a Builder calls the builder again on a fresh Env and
+// runs the operators of that graph, not the sender's. Both carry the graph's
 // fingerprint (graph.JobGraph.Fingerprint): the resolver refuses a graph
 // whose fingerprint differs from the sender's, for a builder that is not
 // deterministic or a binary that is not the same.
@@ -16,11 +18,11 @@ package funcspec
 import (
 	"errors"
 	"fmt"
-	"strings"
 	"sync"
 
 	"github.com/weir-engine/weir/internal/graph"
 	"github.com/weir-engine/weir/internal/rpc/rpcpb"
+	"google.golang.org/protobuf/proto"
 )
 
 // Errors of Resolve.
@@ -31,9 +33,10 @@ var (
 	ErrUnknown = errors.New("funcspec: unknown function spec")
 )
 
-// Builder builds the job graph of the job registered under name, with the
-// given arguments.
-type Builder func(name string, args []string) (*graph.JobGraph, error)
+// Builder builds the job graph of the registered job that job names, from
+// its arguments and with its options. A name that is not registered gives
+// an error wrapping ErrUnknown.
+type Builder func(job *rpcpb.RegisteredJob) (*graph.JobGraph, error)
 
 // Table holds the graphs of the jobs embedded in this process, by job id,
 // and builds (once per name, arguments and fingerprint) the graphs of
@@ -79,11 +82,11 @@ func (t *Table) Embed(jobID string, jg *graph.JobGraph) (spec *rpcpb.FunctionSpe
 	}, release, nil
 }
 
-// Registered returns the spec of a job built by the builder registered
-// under name from args, whose graph is jg.
-func Registered(name string, args []string, jg *graph.JobGraph) *rpcpb.FunctionSpec {
+// Registered returns the spec of a job built by the registered builder
+// that job names, whose graph is jg.
+func Registered(job *rpcpb.RegisteredJob, jg *graph.JobGraph) *rpcpb.FunctionSpec {
 	return &rpcpb.FunctionSpec{
-		Source:           &rpcpb.FunctionSpec_Registered{Registered: &rpcpb.RegisteredJob{Name: name, Args: args}},
+		Source:           &rpcpb.FunctionSpec_Registered{Registered: job},
 		GraphFingerprint: jg.Fingerprint(),
 	}
 }
@@ -118,14 +121,17 @@ func (t *Table) registered(r *rpcpb.RegisteredJob, fingerprint string) (*graph.J
 	if t.build == nil {
 		return nil, fmt.Errorf("%w: registered job %q: this process builds no registered jobs", ErrUnknown, r.GetName())
 	}
-	key := fmt.Sprintf("%q %q %s", r.GetName(), r.GetArgs(), fingerprint)
+	key, err := builtKey(r, fingerprint)
+	if err != nil {
+		return nil, err
+	}
 	t.mu.Lock()
 	jg := t.mu.built[key]
 	t.mu.Unlock()
 	if jg != nil {
 		return jg, nil
 	}
-	jg, err := t.build(r.GetName(), r.GetArgs())
+	jg, err = t.build(r)
 	if err != nil {
 		return nil, fmt.Errorf("funcspec: build registered job %q: %w", r.GetName(), err)
 	}
@@ -141,16 +147,30 @@ func (t *Table) registered(r *rpcpb.RegisteredJob, fingerprint string) (*graph.J
 	return jg, nil
 }
 
-// Forget drops the graphs built for registered job name (its job ended).
-func (t *Table) Forget(name string) {
+// Forget drops the graph built for a registered spec (its job ended): a
+// later Resolve of the spec builds it again. Other specs are left alone.
+func (t *Table) Forget(spec *rpcpb.FunctionSpec) {
+	r := spec.GetRegistered()
+	if r == nil {
+		return
+	}
+	key, err := builtKey(r, spec.GetGraphFingerprint())
+	if err != nil {
+		return // never built either
+	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	prefix := fmt.Sprintf("%q ", name)
-	for k := range t.mu.built {
-		if strings.HasPrefix(k, prefix) {
-			delete(t.mu.built, k)
-		}
+	delete(t.mu.built, key)
+}
+
+// builtKey is the key of a registered job's graph among the built ones:
+// its name, arguments and options, and the fingerprint.
+func builtKey(r *rpcpb.RegisteredJob, fingerprint string) (string, error) {
+	b, err := proto.MarshalOptions{Deterministic: true}.Marshal(r)
+	if err != nil {
+		return "", fmt.Errorf("funcspec: registered job %q: %w", r.GetName(), err)
 	}
+	return string(b) + "\x00" + fingerprint, nil
 }
 
 func describe(spec *rpcpb.FunctionSpec) string {

@@ -2,7 +2,9 @@ package funcspec_test
 
 import (
 	"errors"
+	"fmt"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/weir-engine/weir/internal/funcspec"
@@ -67,59 +69,100 @@ func TestResolveEmbedded(t *testing.T) {
 	}
 }
 
+// job is the registered job name with args and the given parallelism.
+func job(name string, parallelism int, args ...string) *rpcpb.RegisteredJob {
+	return &rpcpb.RegisteredJob{Name: name, Args: args, Options: &rpcpb.BuildOptions{Parallelism: int32(parallelism)}}
+}
+
 func TestResolveRegistered(t *testing.T) {
 	builds := 0
-	// parallelismBuilder builds "pipeline" with the parallelism of its
-	// first argument; "drifting" builds a graph one wider each time (a
-	// builder that is not deterministic).
-	build := func(name string, args []string) (*graph.JobGraph, error) {
+	// build builds "pipeline" with the parallelism of its options, or of
+	// its first argument when there is one; "drifting" builds a graph one
+	// wider each time (a builder that is not deterministic).
+	build := func(job *rpcpb.RegisteredJob) (*graph.JobGraph, error) {
 		builds++
-		switch name {
+		switch job.GetName() {
 		case "pipeline":
-			p, err := strconv.Atoi(args[0])
-			if err != nil {
-				return nil, err
+			p := int(job.GetOptions().GetParallelism())
+			if args := job.GetArgs(); len(args) > 0 {
+				var err error
+				if p, err = strconv.Atoi(args[0]); err != nil {
+					return nil, err
+				}
 			}
 			return pipeline(t, p), nil
 		case "drifting":
 			return pipeline(t, builds+1), nil
 		}
-		return nil, errors.New("no such job")
+		return nil, fmt.Errorf("%w: no job %q", funcspec.ErrUnknown, job.GetName())
 	}
 	cases := []struct {
 		name    string
-		job     string
-		args    []string
+		job     *rpcpb.RegisteredJob
 		sender  *graph.JobGraph
 		wantErr error
 	}{
-		{"same graph", "pipeline", []string{"2"}, pipeline(t, 2), nil},
-		{"same graph again, built once", "pipeline", []string{"2"}, pipeline(t, 2), nil},
-		{"builder not deterministic", "drifting", nil, pipeline(t, 1), funcspec.ErrFingerprintMismatch},
-		{"other arguments than the sender's graph", "pipeline", []string{"4"}, pipeline(t, 2), funcspec.ErrFingerprintMismatch},
+		{"same graph", job("pipeline", 2), pipeline(t, 2), nil},
+		{"same graph again, built once", job("pipeline", 2), pipeline(t, 2), nil},
+		{"same graph from arguments", job("pipeline", 1, "2"), pipeline(t, 2), nil},
+		{"builder not deterministic", job("drifting", 1), pipeline(t, 1), funcspec.ErrFingerprintMismatch},
+		{"other arguments than the sender's graph", job("pipeline", 2, "4"), pipeline(t, 2), funcspec.ErrFingerprintMismatch},
+		{"other options than the sender's graph", job("pipeline", 3), pipeline(t, 2), funcspec.ErrFingerprintMismatch},
+		{"unknown job", job("missing", 1), pipeline(t, 1), funcspec.ErrUnknown},
 	}
 	table := funcspec.NewTable(build)
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			got, err := table.Resolve(crossed(t, funcspec.Registered(c.job, c.args, c.sender)))
+			got, err := table.Resolve(crossed(t, funcspec.Registered(c.job, c.sender)))
 			if !errors.Is(err, c.wantErr) {
 				t.Fatalf("err = %v; want %v", err, c.wantErr)
+			}
+			if err != nil && !strings.Contains(err.Error(), fmt.Sprintf("%q", c.job.GetName())) {
+				t.Errorf("err %q does not name the job %q", err, c.job.GetName())
+			}
+			if errors.Is(err, funcspec.ErrFingerprintMismatch) && !strings.Contains(err.Error(), c.sender.Fingerprint()) {
+				t.Errorf("err %q does not name the sender's fingerprint %s", err, c.sender.Fingerprint())
 			}
 			if err == nil && got.Fingerprint() != c.sender.Fingerprint() {
 				t.Fatalf("resolved graph %s; want %s", got.Fingerprint(), c.sender.Fingerprint())
 			}
 		})
 	}
-	if builds != 3 {
-		t.Fatalf("builder ran %d times; want 3 (the same job and arguments built once)", builds)
+	if builds != len(cases)-1 {
+		t.Fatalf("builder ran %d times; want %d (the same job, arguments and options built once)", builds, len(cases)-1)
 	}
-	if _, err := table.Resolve(funcspec.Registered("missing", nil, pipeline(t, 1))); err == nil || errors.Is(err, funcspec.ErrFingerprintMismatch) {
-		t.Fatalf("an unknown job: err = %v; want the builder's error", err)
-	}
-	if _, err := funcspec.NewTable(nil).Resolve(funcspec.Registered("pipeline", []string{"2"}, pipeline(t, 2))); !errors.Is(err, funcspec.ErrUnknown) {
+	if _, err := funcspec.NewTable(nil).Resolve(funcspec.Registered(job("pipeline", 2), pipeline(t, 2))); !errors.Is(err, funcspec.ErrUnknown) {
 		t.Fatalf("no builder: err = %v; want ErrUnknown", err)
 	}
 	if _, err := table.Resolve(&rpcpb.FunctionSpec{}); !errors.Is(err, funcspec.ErrUnknown) {
 		t.Fatalf("a spec with no source: err = %v; want ErrUnknown", err)
+	}
+}
+
+func TestForgetBuildsAgain(t *testing.T) {
+	builds := 0
+	table := funcspec.NewTable(func(job *rpcpb.RegisteredJob) (*graph.JobGraph, error) {
+		builds++
+		return pipeline(t, int(job.GetOptions().GetParallelism())), nil
+	})
+	two, three := funcspec.Registered(job("pipeline", 2), pipeline(t, 2)), funcspec.Registered(job("pipeline", 3), pipeline(t, 3))
+	for _, step := range []struct {
+		name   string
+		forget *rpcpb.FunctionSpec
+		builds int
+	}{
+		{"first resolve builds both", nil, 2},
+		{"forgetting one builds only it again", two, 3},
+		{"forgetting an embedded spec is a no-op", &rpcpb.FunctionSpec{Source: &rpcpb.FunctionSpec_Embedded{Embedded: &rpcpb.EmbeddedGraph{JobId: "j"}}}, 3},
+	} {
+		table.Forget(step.forget)
+		for _, spec := range []*rpcpb.FunctionSpec{two, three} {
+			if _, err := table.Resolve(crossed(t, spec)); err != nil {
+				t.Fatalf("%s: %v", step.name, err)
+			}
+		}
+		if builds != step.builds {
+			t.Fatalf("%s: %d builds; want %d", step.name, builds, step.builds)
+		}
 	}
 }

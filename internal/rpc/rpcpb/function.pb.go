@@ -167,12 +167,14 @@ func (x *EmbeddedGraph) GetJobId() string {
 	return ""
 }
 
-// RegisteredJob is a job builder registered under name and the arguments
-// it was called with.
+// RegisteredJob is a job builder registered under name, the arguments it
+// was called with and the engine options of the Env it built into: what a
+// process of the same binary needs to build the same graph again.
 type RegisteredJob struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
 	Args          []string               `protobuf:"bytes,2,rep,name=args,proto3" json:"args,omitempty"`
+	Options       *BuildOptions          `protobuf:"bytes,3,opt,name=options,proto3" json:"options,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -221,6 +223,99 @@ func (x *RegisteredJob) GetArgs() []string {
 	return nil
 }
 
+func (x *RegisteredJob) GetOptions() *BuildOptions {
+	if x != nil {
+		return x.Options
+	}
+	return nil
+}
+
+// BuildOptions are the engine options that shape a registered job's graph
+// or its operators, as the sender's Env had them in effect (defaults
+// resolved, so that a process with another number of CPUs builds the same
+// graph).
+type BuildOptions struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The default parallelism of operators.
+	Parallelism int32 `protobuf:"varint,1,opt,name=parallelism,proto3" json:"parallelism,omitempty"`
+	// The number of key groups (0: derived from the parallelism).
+	MaxParallelism int32 `protobuf:"varint,2,opt,name=max_parallelism,json=maxParallelism,proto3" json:"max_parallelism,omitempty"`
+	// Batch runtime mode (false: streaming).
+	Batch bool `protobuf:"varint,3,opt,name=batch,proto3" json:"batch,omitempty"`
+	// Every operator in a task of its own.
+	DisableChaining bool `protobuf:"varint,4,opt,name=disable_chaining,json=disableChaining,proto3" json:"disable_chaining,omitempty"`
+	// The chain of runs the job continues (transactional sinks name what
+	// they write after it); empty: the job's own id.
+	Lineage       string `protobuf:"bytes,5,opt,name=lineage,proto3" json:"lineage,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *BuildOptions) Reset() {
+	*x = BuildOptions{}
+	mi := &file_weir_rpc_v1_function_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *BuildOptions) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*BuildOptions) ProtoMessage() {}
+
+func (x *BuildOptions) ProtoReflect() protoreflect.Message {
+	mi := &file_weir_rpc_v1_function_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use BuildOptions.ProtoReflect.Descriptor instead.
+func (*BuildOptions) Descriptor() ([]byte, []int) {
+	return file_weir_rpc_v1_function_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *BuildOptions) GetParallelism() int32 {
+	if x != nil {
+		return x.Parallelism
+	}
+	return 0
+}
+
+func (x *BuildOptions) GetMaxParallelism() int32 {
+	if x != nil {
+		return x.MaxParallelism
+	}
+	return 0
+}
+
+func (x *BuildOptions) GetBatch() bool {
+	if x != nil {
+		return x.Batch
+	}
+	return false
+}
+
+func (x *BuildOptions) GetDisableChaining() bool {
+	if x != nil {
+		return x.DisableChaining
+	}
+	return false
+}
+
+func (x *BuildOptions) GetLineage() string {
+	if x != nil {
+		return x.Lineage
+	}
+	return ""
+}
+
 var File_weir_rpc_v1_function_proto protoreflect.FileDescriptor
 
 const file_weir_rpc_v1_function_proto_rawDesc = "" +
@@ -234,10 +329,17 @@ const file_weir_rpc_v1_function_proto_rawDesc = "" +
 	"\x11graph_fingerprint\x18\x03 \x01(\tR\x10graphFingerprintB\b\n" +
 	"\x06source\"&\n" +
 	"\rEmbeddedGraph\x12\x15\n" +
-	"\x06job_id\x18\x01 \x01(\tR\x05jobId\"7\n" +
+	"\x06job_id\x18\x01 \x01(\tR\x05jobId\"l\n" +
 	"\rRegisteredJob\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x12\n" +
-	"\x04args\x18\x02 \x03(\tR\x04argsB6Z4github.com/weir-engine/weir/internal/rpc/rpcpb;rpcpbb\x06proto3"
+	"\x04args\x18\x02 \x03(\tR\x04args\x123\n" +
+	"\aoptions\x18\x03 \x01(\v2\x19.weir.rpc.v1.BuildOptionsR\aoptions\"\xb4\x01\n" +
+	"\fBuildOptions\x12 \n" +
+	"\vparallelism\x18\x01 \x01(\x05R\vparallelism\x12'\n" +
+	"\x0fmax_parallelism\x18\x02 \x01(\x05R\x0emaxParallelism\x12\x14\n" +
+	"\x05batch\x18\x03 \x01(\bR\x05batch\x12)\n" +
+	"\x10disable_chaining\x18\x04 \x01(\bR\x0fdisableChaining\x12\x18\n" +
+	"\alineage\x18\x05 \x01(\tR\alineageB6Z4github.com/weir-engine/weir/internal/rpc/rpcpb;rpcpbb\x06proto3"
 
 var (
 	file_weir_rpc_v1_function_proto_rawDescOnce sync.Once
@@ -251,20 +353,22 @@ func file_weir_rpc_v1_function_proto_rawDescGZIP() []byte {
 	return file_weir_rpc_v1_function_proto_rawDescData
 }
 
-var file_weir_rpc_v1_function_proto_msgTypes = make([]protoimpl.MessageInfo, 3)
+var file_weir_rpc_v1_function_proto_msgTypes = make([]protoimpl.MessageInfo, 4)
 var file_weir_rpc_v1_function_proto_goTypes = []any{
 	(*FunctionSpec)(nil),  // 0: weir.rpc.v1.FunctionSpec
 	(*EmbeddedGraph)(nil), // 1: weir.rpc.v1.EmbeddedGraph
 	(*RegisteredJob)(nil), // 2: weir.rpc.v1.RegisteredJob
+	(*BuildOptions)(nil),  // 3: weir.rpc.v1.BuildOptions
 }
 var file_weir_rpc_v1_function_proto_depIdxs = []int32{
 	1, // 0: weir.rpc.v1.FunctionSpec.embedded:type_name -> weir.rpc.v1.EmbeddedGraph
 	2, // 1: weir.rpc.v1.FunctionSpec.registered:type_name -> weir.rpc.v1.RegisteredJob
-	2, // [2:2] is the sub-list for method output_type
-	2, // [2:2] is the sub-list for method input_type
-	2, // [2:2] is the sub-list for extension type_name
-	2, // [2:2] is the sub-list for extension extendee
-	0, // [0:2] is the sub-list for field type_name
+	3, // 2: weir.rpc.v1.RegisteredJob.options:type_name -> weir.rpc.v1.BuildOptions
+	3, // [3:3] is the sub-list for method output_type
+	3, // [3:3] is the sub-list for method input_type
+	3, // [3:3] is the sub-list for extension type_name
+	3, // [3:3] is the sub-list for extension extendee
+	0, // [0:3] is the sub-list for field type_name
 }
 
 func init() { file_weir_rpc_v1_function_proto_init() }
@@ -282,7 +386,7 @@ func file_weir_rpc_v1_function_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_weir_rpc_v1_function_proto_rawDesc), len(file_weir_rpc_v1_function_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   3,
+			NumMessages:   4,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

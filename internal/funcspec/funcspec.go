@@ -111,7 +111,8 @@ func (t *Table) Resolve(spec *rpcpb.FunctionSpec) (*graph.JobGraph, error) {
 		return nil, fmt.Errorf("%w: a spec with no source", ErrUnknown)
 	}
 	if got := jg.Fingerprint(); got != spec.GetGraphFingerprint() {
-		return nil, fmt.Errorf("%w: %s has graph %s here, the sender's is %s", ErrFingerprintMismatch, describe(spec), got, spec.GetGraphFingerprint())
+		return nil, fmt.Errorf("%w: %s has graph %s here, the sender's is %s (a job builder that is not deterministic, or another binary)",
+			ErrFingerprintMismatch, describe(spec), got, spec.GetGraphFingerprint())
 	}
 	return jg, nil
 }

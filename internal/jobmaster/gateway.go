@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/weir-engine/weir/internal/funcspec"
 	"github.com/weir-engine/weir/internal/graph"
 	"github.com/weir-engine/weir/internal/network"
 	"github.com/weir-engine/weir/internal/rpc"
@@ -40,10 +41,11 @@ func (jm *JobMaster) Serve() (stop func(), err error) {
 	return jm.unserve, nil
 }
 
-// serve embeds the job's graph for the TaskManagers to resolve and serves
-// the JobMaster's gateway; stop undoes both.
+// serve names the job's graph for the TaskManagers to resolve (a
+// registered spec, or the graph embedded in the process's table) and
+// serves the JobMaster's gateway; stop undoes both.
 func (jm *JobMaster) serve() (stop func(), err error) {
-	spec, release, err := jm.opts.Functions.Embed(jm.jobID, jm.graph)
+	spec, release, err := jm.functionSpec()
 	if err != nil {
 		return nil, fmt.Errorf("jobmaster: %w", err)
 	}
@@ -55,6 +57,17 @@ func (jm *JobMaster) serve() (stop func(), err error) {
 		return nil, fmt.Errorf("jobmaster: %w", err)
 	}
 	return func() { unserve(); release() }, nil
+}
+
+// functionSpec is the spec the job's deployments carry: a registered job
+// is rebuilt by each TaskManager (release drops what the process's table
+// built for it); any other graph is embedded in the table until release.
+func (jm *JobMaster) functionSpec() (spec *rpcpb.FunctionSpec, release func(), err error) {
+	if r := jm.opts.Registered; r != nil {
+		spec = funcspec.Registered(r, jm.graph)
+		return spec, func() { jm.opts.Functions.Forget(spec) }, nil
+	}
+	return jm.opts.Functions.Embed(jm.jobID, jm.graph)
 }
 
 // triggerTask sends a checkpoint trigger to a subtask. A subtask that is

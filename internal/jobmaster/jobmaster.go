@@ -108,6 +108,11 @@ type Options struct {
 	// Functions holds the job's graph while it runs, for the TaskManagers
 	// to resolve the function spec of their deployments; required.
 	Functions *funcspec.Table
+	// Registered names the registered job builder, with its arguments and
+	// options, that built the job's graph (nil: the graph is embedded).
+	// The deployments then carry a registered spec, and each TaskManager
+	// builds the graph again and checks its fingerprint.
+	Registered *rpcpb.RegisteredJob
 	// Executor runs the JobMaster's work off its loop (storage calls, a
 	// generation's restore), which reports back through the loop's queue
 	// (nil: each in a goroutine of its own). Run, or Loop.Close, waits for

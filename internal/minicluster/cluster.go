@@ -30,6 +30,11 @@ type ClusterOptions struct {
 	NetworkMemory int64
 	Task          task.Config
 	Logger        *slog.Logger
+	// Builder builds the graphs of registered jobs for the TaskManagers,
+	// which resolve the registered function specs of their deployments
+	// with it (nil: such specs are refused). The root package injects the
+	// one over weir.RegisterJob's registry.
+	Builder funcspec.Builder
 }
 
 // ErrClosed is the error of a cluster that was closed.
@@ -93,7 +98,7 @@ func NewCluster(opts ClusterOptions) (*Cluster, error) {
 		opts.NetworkMemory = network.DefaultNetworkMemory
 	}
 	c := &Cluster{opts: opts, bufferSize: opts.Task.BufferSize, log: opts.Logger, net: network.NewRegistry(),
-		transport: rpc.NewLocal(), functions: funcspec.NewTable(nil)}
+		transport: rpc.NewLocal(), functions: funcspec.NewTable(opts.Builder)}
 	if c.bufferSize <= 0 {
 		c.bufferSize = network.DefaultBufferSize
 	}
@@ -240,6 +245,6 @@ func (c *Cluster) jobMasterOptions(o JobOptions) jobmaster.Options {
 		Restart: o.Restart, Checkpoints: o.Checkpoints, RestoreFrom: o.RestoreFrom,
 		AllowNonRestored: o.AllowNonRestored, Logger: c.log, SlotWait: o.SlotWait, Clock: o.Clock,
 		Channels: network.Sizing{Credit: o.Credit, Backlog: o.Backlog},
-		RPC:      c.transport, Functions: c.functions,
+		RPC:      c.transport, Functions: c.functions, Registered: o.Registered,
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/weir-engine/weir/internal/jobmaster"
 	"github.com/weir-engine/weir/internal/network"
 	"github.com/weir-engine/weir/internal/resourcemanager"
+	"github.com/weir-engine/weir/internal/rpc/rpcpb"
 	"github.com/weir-engine/weir/internal/scheduler"
 )
 
@@ -31,6 +32,10 @@ type JobOptions struct {
 	SlotWait time.Duration
 	// Clock is the JobMaster's (nil: the wall clock); tests pass a fake.
 	Clock clock.Clock
+	// Registered names the registered job that built the graph (nil: the
+	// graph is embedded); see jobmaster.Options.Registered. The cluster's
+	// Builder must build it.
+	Registered *rpcpb.RegisteredJob
 }
 
 // Job is a job running on a cluster.

@@ -22,8 +22,10 @@ import (
 	"fmt"
 	"log/slog"
 
+	"github.com/weir-engine/weir/internal/funcspec"
 	"github.com/weir-engine/weir/internal/graph"
 	"github.com/weir-engine/weir/internal/jobmaster"
+	"github.com/weir-engine/weir/internal/rpc/rpcpb"
 	"github.com/weir-engine/weir/internal/scheduler"
 	"github.com/weir-engine/weir/internal/task"
 )
@@ -50,6 +52,10 @@ type Options struct {
 	RestoreFrom      string
 	AllowNonRestored bool
 	Logger           *slog.Logger
+	// Registered and Builder deploy a registered job by reference: see
+	// JobOptions.Registered and ClusterOptions.Builder.
+	Registered *rpcpb.RegisteredJob
+	Builder    funcspec.Builder
 }
 
 // Validate reports options that size nothing: a negative count or size.
@@ -89,13 +95,14 @@ func slotsNeeded(jg *graph.JobGraph) int {
 
 // cluster is the part of o that sizes the cluster of a one-job run.
 func (o Options) cluster() ClusterOptions {
-	return ClusterOptions{TaskManagers: o.TaskManagers, Slots: o.Slots, NetworkMemory: o.NetworkMemory, Task: o.Task, Logger: o.Logger}
+	return ClusterOptions{TaskManagers: o.TaskManagers, Slots: o.Slots, NetworkMemory: o.NetworkMemory, Task: o.Task, Logger: o.Logger,
+		Builder: o.Builder}
 }
 
 // job is the part of o that configures the job of a one-job run.
 func (o Options) job() JobOptions {
 	return JobOptions{Credit: o.Credit, Backlog: o.Backlog, Restart: o.Restart, Checkpoints: o.Checkpoints,
-		RestoreFrom: o.RestoreFrom, AllowNonRestored: o.AllowNonRestored}
+		RestoreFrom: o.RestoreFrom, AllowNonRestored: o.AllowNonRestored, Registered: o.Registered}
 }
 
 // Run starts a mini-cluster sized for jg, runs the job, and tears the

@@ -21,6 +21,9 @@ type Embedded struct{}
 
 // Submit implements Runner.
 func (Embedded) Submit(ctx context.Context, jg *graph.JobGraph, cfg Config) (Job, error) {
+	if cfg.Registered != nil && cfg.Builder == nil {
+		return nil, fmt.Errorf("weir: registered job %q: no builder to deploy it with", cfg.Registered.GetName())
+	}
 	cp, cleanup, err := openCheckpoints(ctx, cfg.Checkpoints, cfg.Logger)
 	if err != nil {
 		return nil, err
@@ -35,6 +38,8 @@ func (Embedded) Submit(ctx context.Context, jg *graph.JobGraph, cfg Config) (Job
 		RestoreFrom:      cfg.RestoreFrom,
 		AllowNonRestored: cfg.AllowNonRestored,
 		Logger:           cfg.Logger,
+		Registered:       cfg.Registered,
+		Builder:          cfg.Builder,
 	})
 	return &embeddedJob{Job: job, cleanup: cleanup}, nil
 }

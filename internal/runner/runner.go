@@ -6,9 +6,11 @@ import (
 	"time"
 
 	"github.com/weir-engine/weir/internal/checkpoint"
+	"github.com/weir-engine/weir/internal/funcspec"
 	"github.com/weir-engine/weir/internal/graph"
 	"github.com/weir-engine/weir/internal/jobmaster"
 	"github.com/weir-engine/weir/internal/op"
+	"github.com/weir-engine/weir/internal/rpc/rpcpb"
 )
 
 // Runner starts jobs.
@@ -84,6 +86,14 @@ type Config struct {
 	AllowNonRestored bool
 	// Logger receives the engine's logs.
 	Logger *slog.Logger
+	// Registered names the registered job builder, arguments and options
+	// the graph was built with (nil: a program that built its graph
+	// itself). Its tasks are then deployed by reference: the TaskManagers
+	// build the graph again with Builder (required with Registered) and
+	// run the operators of their own graph, as processes of a cluster
+	// must. Without it the graph is embedded in the process.
+	Registered *rpcpb.RegisteredJob
+	Builder    funcspec.Builder
 }
 
 // Checkpoints configures checkpointing. It has the fields of

@@ -8,6 +8,7 @@ import (
 	"github.com/weir-engine/weir/internal/funcspec"
 	"github.com/weir-engine/weir/internal/rpc"
 	"github.com/weir-engine/weir/internal/rpc/rpcpb"
+	"github.com/weir-engine/weir/internal/scheduler"
 )
 
 // The TaskManager's side of the boundary: Gateway is its
@@ -51,7 +52,9 @@ func (g *Gateway) deployment(d *rpcpb.TaskDeploymentDescriptor) (Deployment, err
 	jobID, gen, id := rpc.FromTaskKey(d.GetTask())
 	jg, err := g.functions.Resolve(d.GetFunction())
 	if err != nil {
-		return Deployment{}, fmt.Errorf("taskmanager %s: subtask %v: %w", g.tm.id, id, err)
+		// The spec resolves to no graph, or to another one than the
+		// JobMaster's, at every attempt alike: no restart can fix it.
+		return Deployment{}, unrecoverable{fmt.Errorf("taskmanager %s: subtask %v: %w", g.tm.id, id, err)}
 	}
 	jm := g.jobMasters.JobMaster(d.GetJobMasterAddress())
 	key := d.GetTask()
@@ -92,6 +95,11 @@ func (g *Gateway) deployment(d *rpcpb.TaskDeploymentDescriptor) (Deployment, err
 		},
 	}, nil
 }
+
+// unrecoverable marks an error that no restart fixes, keeping its message.
+type unrecoverable struct{ error }
+
+func (u unrecoverable) Unwrap() []error { return []error{u.error, scheduler.ErrUnrecoverable} }
 
 // CancelTask cancels a subtask attempt.
 func (g *Gateway) CancelTask(_ context.Context, m *rpcpb.CancelTaskRequest) *rpc.Future[*rpcpb.CancelTaskResponse] {

@@ -213,6 +213,9 @@ func TestGatewayRefusesBadDeployments(t *testing.T) {
 			if !errors.Is(err, c.want) || !strings.Contains(err.Error(), c.text) {
 				t.Fatalf("err = %v; want %v", err, c.want)
 			}
+			if !scheduler.Unrecoverable(err) {
+				t.Fatalf("err = %v; want it unrecoverable (a restart deploys the same spec)", err)
+			}
 			if n := rpc.PendingLocal(); n != 0 {
 				t.Fatalf("%d embedded references left in the process", n)
 			}

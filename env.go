@@ -188,6 +188,10 @@ type Env struct {
 	accumulators *accumulators
 	// runner starts the jobs: the embedded mini-cluster.
 	runner runner.Runner
+	// registration is the registered builder that built the program of
+	// the next execution (nil: the program built itself); see
+	// registeredspec.go.
+	registration *registration
 }
 
 // NewEnv returns an empty program.

@@ -1,9 +1,39 @@
 package weir
 
+import (
+	"context"
+
+	"github.com/weir-engine/weir/internal/cli"
+	"github.com/weir-engine/weir/internal/graph"
+	"github.com/weir-engine/weir/internal/rpc/rpcpb"
+)
+
 // SetTextSplitSize sets the size of text file splits until the returned
 // function restores it, so that tests see lines cross split boundaries.
 func SetTextSplitSize(n int64) (restore func()) {
 	old := textSplitSize
 	textSplitSize = n
 	return func() { textSplitSize = old }
+}
+
+// RunRegistered runs req as `weir run` does (Main's path through the
+// registry), on a registry that holds only jobs.
+func RunRegistered(ctx context.Context, jobs map[string]JobBuilder, req cli.RunRequest) (cli.RunSummary, error) {
+	return jobRunner{reg: registryOf(jobs)}.Run(ctx, req)
+}
+
+// Rebuild builds job again as a TaskManager does, on a registry that holds
+// only jobs.
+func Rebuild(jobs map[string]JobBuilder, job *rpcpb.RegisteredJob) (*graph.JobGraph, error) {
+	return registryOf(jobs).rebuilder(local{})(job)
+}
+
+func registryOf(jobs map[string]JobBuilder) *jobRegistry {
+	reg := &jobRegistry{}
+	for name, build := range jobs {
+		if err := reg.register(name, "", build); err != nil {
+			panic(err)
+		}
+	}
+	return reg
 }

@@ -36,6 +36,9 @@ type JobClient struct {
 // and to release its resources. Like Execute it runs, and forgets, the
 // sinks added since the previous execution.
 func (e *Env) ExecuteAsync(ctx context.Context, name string) (*JobClient, error) {
+	// A registered builder's program is rebuilt by the TaskManagers (see
+	// registeredspec.go); it is one execution, even one that cannot start.
+	registered, rebuild := e.takeRegistration()
 	jg, err := e.jobGraphOf(e.takeSinks())
 	if err != nil {
 		return nil, err
@@ -49,7 +52,7 @@ func (e *Env) ExecuteAsync(ctx context.Context, name string) (*JobClient, error)
 	if err != nil {
 		return nil, err
 	}
-	e.opts.Logger.Info("submitting job", "job", name, "id", jobID, "vertices", len(jg.Vertices))
+	e.opts.Logger.Info("submitting job", "job", name, "id", jobID, "vertices", len(jg.Vertices), "registered", registered != nil)
 	jctx, cancel := context.WithCancelCause(ctx)
 	job, err := e.runner.Submit(jctx, jg, runner.Config{
 		JobID:            jobID,
@@ -63,6 +66,8 @@ func (e *Env) ExecuteAsync(ctx context.Context, name string) (*JobClient, error)
 		RestoreFrom:      e.opts.RestoreFrom,
 		AllowNonRestored: e.opts.AllowNonRestored,
 		Logger:           e.opts.Logger,
+		Registered:       registered,
+		Builder:          rebuild,
 	})
 	if err != nil {
 		cancel(nil)

@@ -69,6 +69,7 @@ func (r jobRunner) Run(ctx context.Context, req cli.RunRequest) (cli.RunSummary,
 	if err := env.Err(); err != nil {
 		return cli.RunSummary{}, cli.Usage(&jobError{job: req.Job, err: err})
 	}
+	env.builtBy(r.reg, req.Job, req.Args)
 	run, err := prepareRun(ctx, env, req.Job, req.Engine, req.Stderr)
 	if err != nil {
 		var u *cli.UsageError

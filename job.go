@@ -15,8 +15,10 @@ import (
 // with its own flag.FlagSet (ParseJobFlags helps), adds sources, operators
 // and sinks to env, and returns; it does not call Execute.
 //
-// A builder must be deterministic: in a cluster every TaskManager calls it
-// again with the same arguments to rebuild the same graph. An error it
+// A builder must be deterministic: the TaskManagers call it again with the
+// same arguments and engine options (already in the embedded mini-cluster
+// of `weir run`) and run the operators of their own build; a graph that
+// differs from the first build fails the job at deployment. An error it
 // returns means the job cannot be built from these arguments; `weir run`
 // reports it as a usage error (exit 2).
 type JobBuilder func(env *Env, args []string) error

@@ -1,6 +1,7 @@
 package weir
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"log/slog"
@@ -47,7 +48,7 @@ func (e *Env) takeRegistration() (*rpcpb.RegisteredJob, funcspec.Builder) {
 		Parallelism: int32(e.opts.Parallelism), MaxParallelism: int32(e.opts.MaxParallelism),
 		Batch: e.opts.Mode == Batch, DisableChaining: e.opts.DisableChaining, Lineage: e.opts.Lineage,
 	}}
-	return job, r.reg.rebuilder(local{stdout: e.opts.Stdout, logger: e.opts.Logger, accumulators: e.accumulators})
+	return job, r.reg.rebuilder(local{stdout: e.opts.Stdout, logger: rebuildLogger(e.opts.Logger), accumulators: e.accumulators})
 }
 
 // local is what a rebuilt program takes from the process it runs in
@@ -98,3 +99,24 @@ func (r *jobRegistry) rebuilder(l local) funcspec.Builder {
 		return jg, nil
 	}
 }
+
+// rebuildLogger is the logger of a rebuilt Env: l without the records
+// below Error. A deterministic builder's warnings (an empty input file,
+// say) were logged by the first build already; each rebuild in this
+// process would only repeat them.
+func rebuildLogger(l *slog.Logger) *slog.Logger {
+	return slog.New(errorsOnly{l.Handler()})
+}
+
+// errorsOnly passes on the records of Error level and above.
+type errorsOnly struct{ slog.Handler }
+
+func (h errorsOnly) Enabled(ctx context.Context, level slog.Level) bool {
+	return level >= slog.LevelError && h.Handler.Enabled(ctx, level)
+}
+
+func (h errorsOnly) WithAttrs(attrs []slog.Attr) slog.Handler {
+	return errorsOnly{h.Handler.WithAttrs(attrs)}
+}
+
+func (h errorsOnly) WithGroup(name string) slog.Handler { return errorsOnly{h.Handler.WithGroup(name)} }

@@ -25,7 +25,9 @@ func (jm *JobMaster) sizeChannels(plan slots.Plan) (network.Sizing, error) {
 	}
 	sizing, err := network.Size(network.Demand(jm.graph, plan), capacity, want)
 	if err != nil {
-		return want, unrecoverable{fmt.Errorf("jobmaster: %w", err)}
+		// No restart fixes a job too wide for the network memory; the
+		// message says only that.
+		return want, scheduler.MarkUnrecoverable(fmt.Errorf("jobmaster: %w", err))
 	}
 	if sizing != want {
 		jm.log.Info("network memory is short: channels have fewer buffers", "credit", sizing.Credit, "backlog", sizing.Backlog,
@@ -33,9 +35,3 @@ func (jm *JobMaster) sizeChannels(plan slots.Plan) (network.Sizing, error) {
 	}
 	return sizing, nil
 }
-
-// unrecoverable marks an error that no restart fixes without changing its
-// message (a job too wide for the network memory must say only that).
-type unrecoverable struct{ error }
-
-func (u unrecoverable) Unwrap() []error { return []error{u.error, scheduler.ErrUnrecoverable} }

@@ -132,6 +132,20 @@ var ErrRestartsExhausted = errors.New("scheduler: restarts exhausted")
 // whatever the strategy.
 var ErrUnrecoverable = errors.New("unrecoverable")
 
+// MarkUnrecoverable returns err marked ErrUnrecoverable, with err's
+// message unchanged (nil for nil).
+func MarkUnrecoverable(err error) error {
+	if err == nil {
+		return nil
+	}
+	return unrecoverable{err}
+}
+
+// unrecoverable is an error marked ErrUnrecoverable.
+type unrecoverable struct{ error }
+
+func (u unrecoverable) Unwrap() []error { return []error{u.error, ErrUnrecoverable} }
+
 // Unrecoverable reports whether no restart can fix err: it is marked
 // ErrUnrecoverable, or it is a file that does not exist or may not be
 // accessed (a missing input, a directory without permission), which a

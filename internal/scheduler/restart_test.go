@@ -88,3 +88,29 @@ func TestUnrecoverable(t *testing.T) {
 		}
 	}
 }
+
+func TestMarkUnrecoverable(t *testing.T) {
+	cause := errors.New("graph fingerprint mismatch")
+	cases := []struct {
+		name          string
+		err           error
+		unrecoverable bool
+		text          string
+	}{
+		{"plain", fmt.Errorf("deploy: %w", cause), false, "deploy: graph fingerprint mismatch"},
+		{"marked", scheduler.MarkUnrecoverable(fmt.Errorf("deploy: %w", cause)), true, "deploy: graph fingerprint mismatch"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if got := scheduler.Unrecoverable(c.err); got != c.unrecoverable {
+				t.Errorf("Unrecoverable = %v; want %v", got, c.unrecoverable)
+			}
+			if !errors.Is(c.err, cause) || c.err.Error() != c.text {
+				t.Errorf("err %q; want %q wrapping its cause", c.err, c.text)
+			}
+		})
+	}
+	if err := scheduler.MarkUnrecoverable(nil); err != nil {
+		t.Errorf("MarkUnrecoverable(nil) = %v; want nil", err)
+	}
+}

@@ -54,7 +54,7 @@ func (g *Gateway) deployment(d *rpcpb.TaskDeploymentDescriptor) (Deployment, err
 	if err != nil {
 		// The spec resolves to no graph, or to another one than the
 		// JobMaster's, at every attempt alike: no restart can fix it.
-		return Deployment{}, unrecoverable{fmt.Errorf("taskmanager %s: subtask %v: %w", g.tm.id, id, err)}
+		return Deployment{}, scheduler.MarkUnrecoverable(fmt.Errorf("taskmanager %s: subtask %v: %w", g.tm.id, id, err))
 	}
 	jm := g.jobMasters.JobMaster(d.GetJobMasterAddress())
 	key := d.GetTask()
@@ -95,11 +95,6 @@ func (g *Gateway) deployment(d *rpcpb.TaskDeploymentDescriptor) (Deployment, err
 		},
 	}, nil
 }
-
-// unrecoverable marks an error that no restart fixes, keeping its message.
-type unrecoverable struct{ error }
-
-func (u unrecoverable) Unwrap() []error { return []error{u.error, scheduler.ErrUnrecoverable} }
 
 // CancelTask cancels a subtask attempt.
 func (g *Gateway) CancelTask(_ context.Context, m *rpcpb.CancelTaskRequest) *rpc.Future[*rpcpb.CancelTaskResponse] {

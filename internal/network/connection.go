@@ -1,6 +1,7 @@
 package network
 
 import (
+	"errors"
 	"fmt"
 	"sync"
 )
@@ -35,7 +36,33 @@ type Registry struct {
 
 type request struct {
 	sub int
-	ch  *InputChannel
+	r   Receiver
+}
+
+// Receiver is the consumer end of a subpartition: an InputChannel of this
+// process, or a connection manager's stand-in for an input channel of
+// another process.
+type Receiver interface {
+	// Connect is called once, under the subpartition's lock, when s
+	// connects to the receiver. It returns the credit the receiver
+	// announces, and false when the receiver is released already.
+	Connect(s *Subpartition) (credit int, ok bool)
+	// Receive takes the next item the subpartition hands over, under
+	// the subpartition's lock, so it must not wait. It returns false when
+	// the receiver is gone; the subpartition then releases itself.
+	Receive(it Item) bool
+}
+
+// Source is the producer end of an input channel, as the consumer's gate
+// sees it: the Subpartition of this process, or a connection manager's
+// stand-in for a subpartition of another process. The gate calls it
+// without holding its own lock.
+type Source interface {
+	// Consumed returns the credit of one consumed item, and the memory
+	// of a data buffer (nil for an event).
+	Consumed(buf []byte)
+	// Release says the consumer is gone.
+	Release()
 }
 
 var _ ConnectionManager = (*Registry)(nil)
@@ -57,7 +84,7 @@ func (r *Registry) RegisterPartition(p *ResultPartition) error {
 	delete(r.waiting, p.id)
 	r.mu.Unlock()
 	for _, q := range reqs {
-		if err := connect(p, q.sub, q.ch); err != nil {
+		if err := connect(p, q.sub, q.r); err != nil {
 			return err
 		}
 	}
@@ -66,14 +93,30 @@ func (r *Registry) RegisterPartition(p *ResultPartition) error {
 
 // RequestSubpartition implements ConnectionManager.
 func (r *Registry) RequestSubpartition(id PartitionID, sub int, ch *InputChannel) error {
+	if err := r.Connect(id, sub, ch); !errors.Is(err, ErrReleased) {
+		return err
+	}
+	// The producer released its partition (it failed): the channel stays
+	// unconnected and its task is cancelled with the rest of its
+	// generation.
+	return nil
+}
+
+// Connect connects receiver rc to subpartition sub of partition id, now or
+// once the partition is registered: RequestSubpartition for any Receiver,
+// except that a subpartition released already gives an error wrapping
+// ErrReleased.
+// A connection manager that serves other processes gives it its stand-ins
+// for their input channels.
+func (r *Registry) Connect(id PartitionID, sub int, rc Receiver) error {
 	r.mu.Lock()
 	p, ok := r.partitions[id]
 	if !ok {
-		r.waiting[id] = append(r.waiting[id], request{sub, ch})
+		r.waiting[id] = append(r.waiting[id], request{sub, rc})
 	}
 	r.mu.Unlock()
 	if ok {
-		return connect(p, sub, ch)
+		return connect(p, sub, rc)
 	}
 	return nil
 }
@@ -100,13 +143,16 @@ func (r *Registry) ReleaseJob(job string, generation int) {
 }
 
 // ConnectLocal connects input channel ch to subpartition s in memory: the
-// channel announces its credit and receives what s may send.
-func ConnectLocal(s *Subpartition, ch *InputChannel) { s.connect(ch, ch.credit) }
+// channel announces its credit and receives what s may send. A released
+// subpartition is not connected (its writer learns of the release).
+func ConnectLocal(s *Subpartition, ch *InputChannel) { _ = s.Connect(ch) }
 
-func connect(p *ResultPartition, sub int, ch *InputChannel) error {
+func connect(p *ResultPartition, sub int, r Receiver) error {
 	if sub < 0 || sub >= len(p.subs) {
 		return fmt.Errorf("network: partition %v has no subpartition %d", p.id, sub)
 	}
-	ConnectLocal(p.subs[sub], ch)
+	if err := p.subs[sub].Connect(r); err != nil {
+		return fmt.Errorf("network: subpartition %d of %v: %w", sub, p.id, err)
+	}
 	return nil
 }

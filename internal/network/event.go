@@ -17,6 +17,9 @@ type (
 	CheckpointBarrier = event.CheckpointBarrier
 	// CancelCheckpointMarker tells downstream tasks a checkpoint was aborted.
 	CancelCheckpointMarker = event.CancelCheckpointMarker
+	// ChannelFailed is put into an input channel whose remote source is
+	// lost; polling it fails the task.
+	ChannelFailed = event.ChannelFailed
 )
 
 // Item is what travels through a channel: a data buffer or an event.

@@ -51,8 +51,9 @@ type InputChannel struct {
 	// overtook holds, for each priority event queued, how many data
 	// buffers it overtook in this channel.
 	overtook []int
-	// source is the subpartition the channel reads, once connected.
-	source  *Subpartition
+	// source is the subpartition the channel reads, or a connection
+	// manager's stand-in for a remote one, once connected.
+	source  Source
 	inReady bool
 	blocked bool
 }
@@ -90,7 +91,7 @@ func (g *Gate) Poll() (it Item, channel int, ok bool) {
 		g.mu.Unlock()
 		return it, ch, true
 	}
-	var src *Subpartition
+	var src Source
 	for len(g.ready) > 0 && !ok {
 		i := g.ready[0]
 		g.ready = g.ready[1:]
@@ -111,7 +112,7 @@ func (g *Gate) Poll() (it Item, channel int, ok bool) {
 	}
 	g.mu.Unlock()
 	if src != nil {
-		src.consumed(nil)
+		src.Consumed(nil)
 	}
 	return it, channel, ok
 }
@@ -155,7 +156,7 @@ func (g *Gate) Recycle(i int, buf []byte) {
 	released := g.released
 	g.mu.Unlock()
 	if src != nil && !released {
-		src.consumed(buf)
+		src.Consumed(buf)
 	}
 }
 
@@ -186,7 +187,7 @@ func (g *Gate) Release() {
 	g.released = true
 	g.ready = nil
 	g.priority.Store(0)
-	var sources []*Subpartition
+	var sources []Source
 	for _, c := range g.channels {
 		c.queue.clear()
 		c.overtook = nil
@@ -197,25 +198,35 @@ func (g *Gate) Release() {
 	}
 	g.mu.Unlock()
 	for _, s := range sources {
-		s.release()
+		s.Release()
 	}
 }
 
-// attach records s as the channel's source; false if the gate is released.
-func (c *InputChannel) attach(s *Subpartition) bool {
+// Connect implements Receiver: the subpartition s of this process becomes
+// the channel's source.
+func (c *InputChannel) Connect(s *Subpartition) (credit int, ok bool) { return c.ConnectSource(s) }
+
+// ConnectSource records src as the channel's source, which the gate tells
+// of consumed items and of its release, and returns the credit the
+// channel announces to it; ok is false when the gate is released. A
+// connection manager calls it with its stand-in for a subpartition of
+// another process, and then hands the items that arrive to Receive.
+func (c *InputChannel) ConnectSource(src Source) (credit int, ok bool) {
 	g := c.gate
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.released {
-		return false
+		return 0, false
 	}
-	c.source = s
-	return true
+	c.source = src
+	return c.credit, true
 }
 
-// receive takes an item from the connected subpartition, which holds its
-// own mutex. It returns false when the gate is released.
-func (c *InputChannel) receive(it Item) bool {
+// Receive implements Receiver: it takes the next item of the channel's
+// source, in order. It returns false when the gate is released. A
+// ChannelFailed event is a priority event: it reaches the task even when
+// the channel is blocked for alignment.
+func (c *InputChannel) Receive(it Item) bool {
 	g := c.gate
 	g.mu.Lock()
 	defer g.mu.Unlock()

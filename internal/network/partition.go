@@ -126,7 +126,7 @@ func (p *ResultPartition) Wake() <-chan struct{} { return p.wake }
 // Release drops every queued item and fails later writes with ErrReleased.
 func (p *ResultPartition) Release() {
 	for _, s := range p.subs {
-		s.release()
+		s.Release()
 	}
 }
 

@@ -1,6 +1,7 @@
 package network_test
 
 import (
+	"errors"
 	"testing"
 
 	"github.com/weir-engine/weir/internal/network"
@@ -153,4 +154,32 @@ func TestSubpartitionHoldsItemsUntilConnected(t *testing.T) {
 	g := network.NewGate(1, 1)
 	network.ConnectLocal(s, g.Channel(0))
 	equal(t, pollAll(g), []string{"ubarrier", "a", "b"})
+}
+
+// A ChannelFailed event, which a connection manager puts into a channel
+// whose connection is lost, is a priority event: a channel blocked for
+// alignment delivers it, so the task fails instead of waiting.
+func TestChannelFailedReachesBlockedChannel(t *testing.T) {
+	p, g := pair(t, 1, 2, 2)
+	add(t, p.Subpartition(0), item("a"))
+	g.Block(0)
+	if !g.Channel(0).Receive(network.Item{Event: network.ChannelFailed{Err: errors.New("connection closed")}}) {
+		t.Fatal("Receive refused the failure")
+	}
+	it, _, ok := g.Poll()
+	f, isFailure := it.Event.(network.ChannelFailed)
+	if !ok || !isFailure || f.Error() != "connection closed" {
+		t.Fatalf("poll = %#v %v, want the failure", it, ok)
+	}
+}
+
+// Connecting to a released subpartition fails with ErrReleased rather than
+// leaving the consumer waiting for items that never come.
+func TestConnectReleasedSubpartition(t *testing.T) {
+	p, _ := pair(t, 1, 2, 2)
+	p.Release()
+	g := network.NewGate(1, 2)
+	if err := p.Subpartition(0).Connect(g.Channel(0)); !errors.Is(err, network.ErrReleased) {
+		t.Fatalf("Connect = %v, want ErrReleased", err)
+	}
 }

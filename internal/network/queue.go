@@ -15,7 +15,7 @@ func IsPriority(e Event) bool {
 	switch e := e.(type) {
 	case CheckpointBarrier:
 		return e.Unaligned
-	case CancelCheckpointMarker:
+	case CancelCheckpointMarker, ChannelFailed:
 		return true
 	}
 	return false

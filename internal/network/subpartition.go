@@ -16,7 +16,7 @@ type Subpartition struct {
 	mu     struct {
 		sync.Mutex
 		out      Outbox
-		consumer *InputChannel
+		consumer Receiver
 		released bool
 		// writable is the writability last reported to the parent.
 		writable bool
@@ -68,22 +68,31 @@ func (s *Subpartition) Backlog() int {
 	return s.mu.out.Backlog()
 }
 
-// connect makes ch the consumer, which announces credit.
-func (s *Subpartition) connect(ch *InputChannel, credit int) {
+// Connect makes r the consumer: r.Connect announces its credit, and the
+// subpartition hands over what that credit allows. It fails with
+// ErrReleased when the subpartition was released before (its consumer, or
+// its partition, is gone); a receiver that refuses (it was released) only
+// releases the subpartition.
+func (s *Subpartition) Connect(r Receiver) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.mu.released || !ch.attach(s) {
-		s.releaseLocked()
-		return
+	if s.mu.released {
+		return ErrReleased
 	}
-	s.mu.consumer = ch
+	credit, ok := r.Connect(s)
+	if !ok {
+		s.releaseLocked()
+		return nil
+	}
+	s.mu.consumer = r
 	s.mu.out.Grant(credit)
 	s.dispatchLocked()
+	return nil
 }
 
-// consumed returns the credit of an item the consumer consumed, and the
-// memory of a data buffer (nil for an event).
-func (s *Subpartition) consumed(buf []byte) {
+// Consumed implements Source: it returns the credit of an item the
+// consumer consumed, and the memory of a data buffer (nil for an event).
+func (s *Subpartition) Consumed(buf []byte) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.mu.released {
@@ -96,6 +105,29 @@ func (s *Subpartition) consumed(buf []byte) {
 	s.dispatchLocked()
 }
 
+// Grant returns n credits of a remote consumer, which keeps the memory of
+// the buffers it consumed (see Reuse for the sender's copy).
+func (s *Subpartition) Grant(n int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.mu.released {
+		return
+	}
+	s.mu.out.Grant(n)
+	s.dispatchLocked()
+}
+
+// Reuse hands back the memory of a data buffer the subpartition handed
+// over and that is no longer needed (a connection manager wrote it to its
+// socket), for the writer to fill again. It returns no credit.
+func (s *Subpartition) Reuse(buf []byte) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.mu.released && buf != nil {
+		s.mu.free = append(s.mu.free, buf[:0])
+	}
+}
+
 // dispatchLocked hands the consumer what may go now and reports the
 // subpartition's writability.
 func (s *Subpartition) dispatchLocked() {
@@ -105,7 +137,7 @@ func (s *Subpartition) dispatchLocked() {
 			if !ok {
 				break
 			}
-			if !c.receive(it) {
+			if !c.Receive(it) {
 				s.releaseLocked()
 				return
 			}
@@ -122,8 +154,9 @@ func (s *Subpartition) updateWritableLocked() {
 	}
 }
 
-// release drops what is queued; later adds fail with ErrReleased.
-func (s *Subpartition) release() {
+// Release implements Source: it drops what is queued; later adds fail
+// with ErrReleased.
+func (s *Subpartition) Release() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.releaseLocked()

@@ -65,7 +65,22 @@ type CancelCheckpointMarker struct {
 	ID int64
 }
 
+// ChannelFailed is not sent by a producer: a connection manager puts it
+// into an input channel whose source can no longer reach it (its
+// connection closed, or the producer's side refused the request). It is a
+// priority event, so that a channel blocked for alignment delivers it too;
+// the task that polls it fails with Err.
+type ChannelFailed struct {
+	Err error
+}
+
+func (e ChannelFailed) Error() string { return e.Err.Error() }
+
+// Unwrap returns the cause.
+func (e ChannelFailed) Unwrap() error { return e.Err }
+
 func (EndOfData) isEvent()              {}
 func (EndOfPartition) isEvent()         {}
 func (CheckpointBarrier) isEvent()      {}
 func (CancelCheckpointMarker) isEvent() {}
+func (ChannelFailed) isEvent()          {}

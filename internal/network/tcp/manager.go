@@ -284,3 +284,20 @@ func (h *closeHook) closed(err error) {
 	h.side.closed(err)
 	h.after(err)
 }
+
+// Connections is the number of open connections this Manager dialed (to
+// producers) and accepted (from consumers).
+func (m *Manager) Connections() (dialed, accepted int) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, d := range m.mu.clients {
+		select {
+		case <-d.ready:
+			if d.cl != nil && !d.cl.c.isClosed() {
+				dialed++
+			}
+		default:
+		}
+	}
+	return dialed, len(m.mu.servers)
+}

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"math/bits"
 	"unicode/utf8"
 
 	"github.com/weir-engine/weir/internal/network"
@@ -109,9 +110,16 @@ func (d *decoder) varint(what string) int64 {
 		d.fail("bad %s", what)
 		return 0
 	}
+	if n != uvarintLen(uint64(v)<<1^uint64(v>>63)) {
+		d.fail("non-minimal encoding of %s", what)
+	}
 	d.b = d.b[n:]
 	return v
 }
+
+// uvarintLen is the length of the shortest encoding of v: each value has
+// one encoding, so a frame re-encodes to the same bytes.
+func uvarintLen(v uint64) int { return max(1, (bits.Len64(v)+6)/7) }
 
 // int reads a varint that must fit in [lo, hi].
 func (d *decoder) int(what string, lo, hi int64) int {
@@ -130,6 +138,9 @@ func (d *decoder) uvarint(what string) uint64 {
 	if n <= 0 {
 		d.fail("bad %s", what)
 		return 0
+	}
+	if n != uvarintLen(v) {
+		d.fail("non-minimal encoding of %s", what)
 	}
 	d.b = d.b[n:]
 	return v

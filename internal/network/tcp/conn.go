@@ -127,9 +127,21 @@ func (c *conn) readLoop() {
 	}
 }
 
+// inline is the payload size up to which a payload is copied next to
+// its header; larger ones (data buffers) are written from where they are.
+const inline = 512
+
+// writeLoop writes what the channels queue, a batch at a time: the
+// headers and small payloads are gathered into one buffer, and the batch
+// goes out in one vectored write (writev), so a data buffer is never
+// copied in this process.
 func (c *conn) writeLoop() {
-	bw := bufio.NewWriterSize(c.nc, 64<<10)
-	var hdr []byte
+	var (
+		batch, spare []outbound
+		scratch      []byte
+		ends         []int // per frame: end of its header (+inline payload) in scratch
+		vec          net.Buffers
+	)
 	for {
 		c.mu.Lock()
 		for len(c.mu.queue) == 0 && !c.mu.closed {
@@ -139,33 +151,48 @@ func (c *conn) writeLoop() {
 			c.mu.Unlock()
 			return
 		}
-		batch := c.mu.queue
-		c.mu.queue = nil
+		batch, c.mu.queue = c.mu.queue, spare[:0]
 		c.mu.Unlock()
-		for _, o := range batch {
+		scratch, ends = scratch[:0], ends[:0]
+		for i := range batch {
+			o := &batch[i]
 			if o.credit != nil {
 				n := o.credit.takeCredit()
 				if n == 0 {
+					o.typ = 0 // nothing to send: the credit went with an earlier frame
+					ends = append(ends, len(scratch))
 					continue
 				}
 				o.payload = appendCredit(nil, n)
 			}
-			hdr = appendHeader(hdr[:0], o.typ, o.channel, o.payload)
-			_, err := bw.Write(hdr)
-			if err == nil {
-				_, err = bw.Write(o.payload)
+			scratch = appendHeader(scratch, o.typ, o.channel, o.payload)
+			if len(o.payload) <= inline {
+				scratch = append(scratch, o.payload...)
 			}
-			if err != nil {
-				c.close(fmt.Errorf("tcp: write to %s: %w", c.peer, err))
-				return
-			}
-			if o.reuse != nil {
-				o.reuse.reuse(o.payload)
-			}
+			ends = append(ends, len(scratch))
 		}
-		if err := bw.Flush(); err != nil {
+		vec = vec[:0]
+		start := 0
+		for i, o := range batch {
+			if o.typ == 0 {
+				continue
+			}
+			vec = append(vec, scratch[start:ends[i]])
+			if len(o.payload) > inline {
+				vec = append(vec, o.payload)
+			}
+			start = ends[i]
+		}
+		if _, err := vec.WriteTo(c.nc); err != nil {
 			c.close(fmt.Errorf("tcp: write to %s: %w", c.peer, err))
 			return
 		}
+		for i := range batch {
+			if o := batch[i]; o.reuse != nil {
+				o.reuse.reuse(o.payload)
+			}
+			batch[i] = outbound{}
+		}
+		spare = batch
 	}
 }

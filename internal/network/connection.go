@@ -12,8 +12,8 @@ import (
 // consumer requests, for each of its input channels, the subpartition it
 // reads; whichever comes first, the channel is connected when both are
 // there, and the channel then announces its credit. The local
-// implementation (Registry) connects them in memory; a TCP one will carry
-// the same items between TaskManagers.
+// implementation (Registry) connects them in memory; network/tcp.Manager
+// carries the same items between TaskManagers.
 type ConnectionManager interface {
 	// RegisterPartition publishes a producer's partition.
 	RegisterPartition(p *ResultPartition) error

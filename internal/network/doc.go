@@ -10,9 +10,11 @@
 // consumer subtask reads through its Gate: one InputChannel per producer
 // subtask of each input edge. A ConnectionManager connects each input
 // channel to the subpartition it reads, whichever of producer and consumer
-// comes first; Registry is the local (in-memory) one, a TCP one will carry
-// the same items between TaskManagers. A producer therefore runs, and
-// fills its backlog, before its consumer is deployed. Partition types:
+// comes first; Registry is the local (in-memory) one, package network/tcp
+// carries the same items between TaskManagers (its Receiver stands in for
+// a remote input channel, its Source for a remote subpartition). A
+// producer therefore runs, and fills its backlog, before its consumer is
+// deployed. Partition types:
 // PIPELINED now; BLOCKING and BLOCKING_PERSISTENT are named for the batch
 // and cache work and refused for now.
 //

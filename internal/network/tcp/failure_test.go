@@ -141,3 +141,73 @@ func TestGarbageClosesOnlyItsConnection(t *testing.T) {
 		t.Fatalf("got %q", got)
 	}
 }
+
+// A producer that sends beyond the credit it was given breaks the
+// protocol: the consumer closes the connection and fails the channel
+// rather than take more memory than its credit's buffers.
+func TestBufferWithoutCreditFailsConnection(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	rogue := make(chan error, 1)
+	go func() {
+		nc, err := ln.Accept()
+		if err != nil {
+			rogue <- err
+			return
+		}
+		defer nc.Close()
+		f, err := tcp.ReadFrame(nc, tcp.DefaultMaxPayload)
+		if err != nil {
+			rogue <- err
+			return
+		}
+		req, ok := f.Message.(*tcp.PartitionRequest)
+		if !ok || req.Credit != 1 {
+			rogue <- errors.New("unexpected request")
+			return
+		}
+		var out []byte
+		for _, b := range []string{"within credit", "beyond credit"} {
+			out = tcp.AppendFrame(out, tcp.FrameBuffer, f.Channel, []byte(b))
+		}
+		_, err = nc.Write(out)
+		// Wait for the consumer to close the connection.
+		_, _ = nc.Read(make([]byte, 64))
+		rogue <- err
+	}()
+	m, err := tcp.New(tcp.Options{
+		Locate: func(network.PartitionID) (string, error) { return ln.Addr().String(), nil },
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	g := network.NewGate(1, 1)
+	defer g.Release()
+	if err := m.RequestSubpartition(pid(0, 0), 0, g.Channel(0)); err != nil {
+		t.Fatal(err)
+	}
+	// Nothing is recycled, so no credit goes back: the second buffer is
+	// beyond the credit whenever it arrives.
+	var data []string
+	for {
+		it, _ := next(t, g)
+		if err := failure(it); err != nil {
+			if !strings.Contains(err.Error(), "sent an item without credit") {
+				t.Fatalf("failure %q does not say why", err)
+			}
+			break
+		}
+		data = append(data, string(it.Buf))
+	}
+	if len(data) > 1 || (len(data) == 1 && data[0] != "within credit") {
+		t.Fatalf("the channel delivered %q with a credit of 1", data)
+	}
+	if err := <-rogue; err != nil {
+		t.Fatal(err)
+	}
+}

@@ -197,6 +197,10 @@ func (t *Task) handle(it network.Item, ch int) error {
 			return t.forwardValve(t.valve.End(ch))
 		}
 		return nil
+	case network.ChannelFailed:
+		// The connection carrying the channel broke: the task fails
+		// with the cause, and the job restarts.
+		return fmt.Errorf("task: input channel %d: %w", ch, e.Err)
 	default:
 		return fmt.Errorf("task: unexpected event %T on channel %d", e, ch)
 	}

@@ -136,15 +136,17 @@ func (t *Table) registered(r *rpcpb.RegisteredJob, fingerprint string) (*graph.J
 	if err != nil {
 		return nil, fmt.Errorf("funcspec: build registered job %q: %w", r.GetName(), err)
 	}
-	if jg.Fingerprint() == fingerprint {
-		t.mu.Lock()
-		if prev := t.mu.built[key]; prev != nil {
-			jg = prev // built concurrently: every task of the job shares one graph
-		} else {
-			t.mu.built[key] = jg
-		}
-		t.mu.Unlock()
+	// The graph is kept even when its fingerprint is not the sender's: a
+	// builder that is not deterministic could match on a later call, and
+	// then some tasks of the job would run while others were refused.
+	// Kept, every task of the job is refused alike until Forget.
+	t.mu.Lock()
+	if prev := t.mu.built[key]; prev != nil {
+		jg = prev // built concurrently: every task of the job shares one graph
+	} else {
+		t.mu.built[key] = jg
 	}
+	t.mu.Unlock()
 	return jg, nil
 }
 

@@ -166,3 +166,23 @@ func TestForgetBuildsAgain(t *testing.T) {
 		}
 	}
 }
+
+// A builder that is not deterministic may build the sender's graph on a
+// later call: the table refuses every task of the spec alike all the same,
+// so no task of the job runs while others were refused.
+func TestMismatchIsRefusedEveryTime(t *testing.T) {
+	builds := 0
+	table := funcspec.NewTable(func(*rpcpb.RegisteredJob) (*graph.JobGraph, error) {
+		builds++
+		return pipeline(t, 1+builds%2), nil // 2, 1, 2, ...: the sender's on every other call
+	})
+	spec := funcspec.Registered(job("alternating", 1), pipeline(t, 1))
+	for i := range 3 {
+		if _, err := table.Resolve(crossed(t, spec)); !errors.Is(err, funcspec.ErrFingerprintMismatch) {
+			t.Fatalf("resolve %d: err = %v; want ErrFingerprintMismatch", i, err)
+		}
+	}
+	if builds != 1 {
+		t.Fatalf("builder ran %d times; want 1", builds)
+	}
+}

@@ -50,7 +50,10 @@ func TestUnreadableLatestCheckpointFailsTheJob(t *testing.T) {
 			out, checkpoints := t.TempDir(), t.TempDir()
 			env := fileJob(t, cfg, out, weir.WithParallelism(2),
 				weir.WithCheckpointing(weir.CheckpointConfig{Interval: 20 * time.Millisecond, Dir: checkpoints}),
-				weir.WithRestartStrategy(weir.FixedDelayRestart(3, 200*time.Millisecond)))
+				// The restart delay is the window in which the test
+				// damages the checkpoints: under -race on a loaded
+				// machine 200 ms went by unseen.
+				weir.WithRestartStrategy(weir.FixedDelayRestart(3, time.Second)))
 			ctx := testContext(t)
 			c, err := env.ExecuteAsync(ctx, "sequence")
 			if err != nil {

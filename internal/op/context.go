@@ -27,6 +27,10 @@ type Context struct {
 	Timers TimerScheduler
 	// Mailbox runs actions on the task's goroutine.
 	Mailbox Mailbox
+	// Done is closed when the task is cancelled or failed: an operator
+	// that blocks the task's goroutine (waiting for its own asynchronous
+	// work) stops waiting then. Nil blocks forever.
+	Done <-chan struct{}
 	// Checkpointing says whether the job takes checkpoints; without them a
 	// two-phase-commit sink commits at the end of its input.
 	Checkpointing bool

@@ -151,6 +151,7 @@ func (t *Task) buildChain(writers map[*graph.StreamEdge]network.Writer) error {
 			Logger:         t.log.With("operator", n.Name),
 			Timers:         timers{clock: t.cfg.Clock, mail: t.mail, attr: c.attr(t), set: &t.timers},
 			Mailbox:        t.mail,
+			Done:           t.ctx.Done(),
 			SideOutputs:    sideOuts,
 			Checkpointing:  t.desc.Checkpointing,
 			StateBackend:   t.cfg.StateBackend,

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"time"
 )
 
 // KeyedBackend holds all keyed state of one operator instance for keys of type
@@ -32,6 +33,8 @@ type KeyedBackend[K comparable] struct {
 	// kv is the Pebble store of a Pebble backend, nil on the heap.
 	kv  *kvStore
 	log *slog.Logger
+	// clock is the processing-time clock of state TTL (time.Now if nil).
+	clock func() time.Time
 }
 
 // NewKeyedBackend returns an empty backend owning the key groups

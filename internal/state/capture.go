@@ -43,6 +43,11 @@ type Capture[K comparable] struct {
 // flushes its memtable and checkpoints into dir, which must not exist; a
 // heap backend ignores dir.
 func (b *KeyedBackend[K]) Capture(dir string) (*Capture[K], error) {
+	for _, e := range b.states {
+		if t, ok := e.table.(ttlCleaner); ok {
+			t.beforeCapture()
+		}
+	}
 	c := &Capture[K]{start: b.start, end: b.end, log: b.log, pending: make(map[string][][]byte, len(b.pending))}
 	for name, groups := range b.pending {
 		c.pending[name] = slices.Clone(groups)

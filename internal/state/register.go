@@ -10,7 +10,11 @@ import (
 // ErrIncompatibleState. S is a pointer to one of the state types, instantiated
 // with all of its type parameters, so a type assertion compares kind and types
 // in one step. mk returns the new state and its table.
-func register[K comparable, S any](b *KeyedBackend[K], name string, mk func() (S, registered[K])) (S, error) {
+func register[K comparable, S any](b *KeyedBackend[K], name string, opts []Option, mk func() (S, registered[K])) (S, error) {
+	if err := validOptions(opts); err != nil {
+		var zero S
+		return zero, b.record(fmt.Errorf("state %q: %w", name, err))
+	}
 	if existing, ok := b.states[name]; ok {
 		s, ok := existing.state.(S)
 		if !ok {
@@ -30,26 +34,26 @@ func register[K comparable, S any](b *KeyedBackend[K], name string, mk func() (S
 }
 
 // Value registers, or returns the already registered, value state called name.
-func Value[K comparable, V any](b *KeyedBackend[K], name string) (*ValueState[K, V], error) {
-	return register(b, name, func() (*ValueState[K, V], registered[K]) {
-		s := &ValueState[K, V]{b: b, t: newTable[K, V](b, name, nil)}
+func Value[K comparable, V any](b *KeyedBackend[K], name string, opts ...Option) (*ValueState[K, V], error) {
+	return register(b, name, opts, func() (*ValueState[K, V], registered[K]) {
+		s := &ValueState[K, V]{b: b, t: tableOf[K, V](b, name, nil, opts)}
 		return s, s.t
 	})
 }
 
 // List registers, or returns the already registered, list state called name.
-func List[K comparable, V any](b *KeyedBackend[K], name string) (*ListState[K, V], error) {
-	return register(b, name, func() (*ListState[K, V], registered[K]) {
-		s := &ListState[K, V]{b: b, t: newTable[K, []V](b, name, nil)}
+func List[K comparable, V any](b *KeyedBackend[K], name string, opts ...Option) (*ListState[K, V], error) {
+	return register(b, name, opts, func() (*ListState[K, V], registered[K]) {
+		s := &ListState[K, V]{b: b, t: tableOf[K, []V](b, name, nil, opts)}
 		return s, s.t
 	})
 }
 
 // Map registers, or returns the already registered, map state called name,
 // which maps each key to a map from UK to UV.
-func Map[K comparable, UK comparable, UV any](b *KeyedBackend[K], name string) (*MapState[K, UK, UV], error) {
-	return register(b, name, func() (*MapState[K, UK, UV], registered[K]) {
-		s := &MapState[K, UK, UV]{b: b, t: newTable(b, name, maps.Clone[map[UK]UV])}
+func Map[K comparable, UK comparable, UV any](b *KeyedBackend[K], name string, opts ...Option) (*MapState[K, UK, UV], error) {
+	return register(b, name, opts, func() (*MapState[K, UK, UV], registered[K]) {
+		s := &MapState[K, UK, UV]{b: b, t: tableOf(b, name, maps.Clone[map[UK]UV], opts)}
 		return s, s.t
 	})
 }
@@ -57,12 +61,12 @@ func Map[K comparable, UK comparable, UV any](b *KeyedBackend[K], name string) (
 // Reducing registers, or returns the already registered, reducing state called
 // name. If the name is already registered with the same types, that state and
 // its original reduce function are returned; reduce is ignored.
-func Reducing[K comparable, V any](b *KeyedBackend[K], name string, reduce func(a, b V) (V, error)) (*ReducingState[K, V], error) {
+func Reducing[K comparable, V any](b *KeyedBackend[K], name string, reduce func(a, b V) (V, error), opts ...Option) (*ReducingState[K, V], error) {
 	if reduce == nil {
 		return nil, b.record(fmt.Errorf("%w: reduce of reducing state %q", ErrNilFunction, name))
 	}
-	return register(b, name, func() (*ReducingState[K, V], registered[K]) {
-		s := &ReducingState[K, V]{b: b, t: newTable[K, V](b, name, nil), reduce: reduce}
+	return register(b, name, opts, func() (*ReducingState[K, V], registered[K]) {
+		s := &ReducingState[K, V]{b: b, t: tableOf[K, V](b, name, nil, opts), reduce: reduce}
 		return s, s.t
 	})
 }
@@ -78,13 +82,14 @@ func Aggregating[K comparable, IN, ACC, OUT any](
 	add func(acc ACC, in IN) (ACC, error),
 	newAcc func() ACC,
 	result func(ACC) (OUT, error),
+	opts ...Option,
 ) (*AggregatingState[K, IN, ACC, OUT], error) {
 	if add == nil || newAcc == nil || result == nil {
 		return nil, b.record(fmt.Errorf("%w: add, newAcc and result of aggregating state %q", ErrNilFunction, name))
 	}
-	return register(b, name, func() (*AggregatingState[K, IN, ACC, OUT], registered[K]) {
+	return register(b, name, opts, func() (*AggregatingState[K, IN, ACC, OUT], registered[K]) {
 		s := &AggregatingState[K, IN, ACC, OUT]{
-			b: b, t: newTable[K, ACC](b, name, nil),
+			b: b, t: tableOf[K, ACC](b, name, nil, opts),
 			add: add, newAcc: newAcc, result: result,
 		}
 		return s, s.t

@@ -61,6 +61,10 @@ func (b *keyedBase[K, N]) OpenState(ctx *op.Context) error {
 	b.ctx = ctx
 	b.timers = timer.NewService[K, N]()
 	err := b.openBackend(ctx)
+	if err == nil && ctx.Timers != nil {
+		// State TTL reads the task's processing-time clock.
+		b.backend.SetClock(ctx.Timers.Now)
+	}
 	if err == nil {
 		err = b.restore(ctx.Restored)
 	}

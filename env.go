@@ -12,6 +12,7 @@ import (
 	"runtime"
 	"time"
 
+	"github.com/weir-engine/weir/internal/clock"
 	"github.com/weir-engine/weir/internal/graph"
 	"github.com/weir-engine/weir/internal/runner"
 	"github.com/weir-engine/weir/internal/typeinfo"
@@ -86,6 +87,9 @@ type Options struct {
 	Lineage string
 	// Stdout is where Print writes (default os.Stdout).
 	Stdout io.Writer
+	// taskClock is the tasks' processing-time clock (nil: the wall
+	// clock); tests set a fake one (export_test.go).
+	taskClock clock.Clock
 }
 
 // Option changes Options.

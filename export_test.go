@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/weir-engine/weir/internal/cli"
+	"github.com/weir-engine/weir/internal/clock"
 	"github.com/weir-engine/weir/internal/graph"
 	"github.com/weir-engine/weir/internal/rpc/rpcpb"
 )
@@ -37,3 +38,6 @@ func registryOf(jobs map[string]JobBuilder) *jobRegistry {
 	}
 	return reg
 }
+// WithTaskClock runs the job's tasks on c, a fake processing-time clock
+// that the test advances (state TTL, processing-time timers).
+func WithTaskClock(c clock.Clock) Option { return func(o *Options) { o.taskClock = c } }

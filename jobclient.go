@@ -68,6 +68,7 @@ func (e *Env) ExecuteAsync(ctx context.Context, name string) (*JobClient, error)
 		Logger:           e.opts.Logger,
 		Registered:       registered,
 		Builder:          rebuild,
+		Clock:            e.opts.taskClock,
 	})
 	if err != nil {
 		cancel(nil)

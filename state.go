@@ -76,16 +76,16 @@ func (u keyedUDF[K]) Open(ctx *op.Context, backend *state.KeyedBackend[K]) error
 
 // GetValueState returns the value state called name, registering it on
 // first use. Registering the same name with another type is an error.
-func GetValueState[V any, K comparable](rc *KeyedRuntimeContext[K], name string) (ValueState[V], error) {
-	return state.Value[K, V](rc.backend, name)
+func GetValueState[V any, K comparable](rc *KeyedRuntimeContext[K], name string, opts ...StateOption) (ValueState[V], error) {
+	return state.Value[K, V](rc.backend, name, opts...)
 }
 
 // GetListState returns the list state called name.
-func GetListState[V any, K comparable](rc *KeyedRuntimeContext[K], name string) (ListState[V], error) {
-	return state.List[K, V](rc.backend, name)
+func GetListState[V any, K comparable](rc *KeyedRuntimeContext[K], name string, opts ...StateOption) (ListState[V], error) {
+	return state.List[K, V](rc.backend, name, opts...)
 }
 
 // GetMapState returns the map state called name.
-func GetMapState[UK comparable, UV any, K comparable](rc *KeyedRuntimeContext[K], name string) (MapState[UK, UV], error) {
-	return state.Map[K, UK, UV](rc.backend, name)
+func GetMapState[UK comparable, UV any, K comparable](rc *KeyedRuntimeContext[K], name string, opts ...StateOption) (MapState[UK, UV], error) {
+	return state.Map[K, UK, UV](rc.backend, name, opts...)
 }

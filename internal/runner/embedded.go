@@ -32,7 +32,7 @@ func (Embedded) Submit(ctx context.Context, jg *graph.JobGraph, cfg Config) (Job
 		TaskManagers:     cfg.TaskManagers,
 		Slots:            cfg.Slots,
 		NetworkMemory:    cfg.NetworkMemory,
-		Task:             task.Config{BufferTimeout: cfg.BufferTimeout, StateBackend: cfg.StateBackend},
+		Task:             task.Config{BufferTimeout: cfg.BufferTimeout, StateBackend: cfg.StateBackend, Clock: cfg.Clock},
 		Restart:          cfg.Restart.strategy(cp != nil),
 		Checkpoints:      cp,
 		RestoreFrom:      cfg.RestoreFrom,

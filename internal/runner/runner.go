@@ -7,6 +7,7 @@ import (
 
 	"github.com/weir-engine/weir/internal/checkpoint"
 	"github.com/weir-engine/weir/internal/funcspec"
+	"github.com/weir-engine/weir/internal/clock"
 	"github.com/weir-engine/weir/internal/graph"
 	"github.com/weir-engine/weir/internal/jobmaster"
 	"github.com/weir-engine/weir/internal/op"
@@ -94,6 +95,8 @@ type Config struct {
 	// must. Without it the graph is embedded in the process.
 	Registered *rpcpb.RegisteredJob
 	Builder    funcspec.Builder
+	// Clock is the tasks' processing-time clock (nil: the wall clock).
+	Clock clock.Clock
 }
 
 // Checkpoints configures checkpointing. It has the fields of

@@ -38,6 +38,7 @@ func registryOf(jobs map[string]JobBuilder) *jobRegistry {
 	}
 	return reg
 }
+
 // WithTaskClock runs the job's tasks on c, a fake processing-time clock
 // that the test advances (state TTL, processing-time timers).
 func WithTaskClock(c clock.Clock) Option { return func(o *Options) { o.taskClock = c } }

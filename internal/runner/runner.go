@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"github.com/weir-engine/weir/internal/checkpoint"
-	"github.com/weir-engine/weir/internal/funcspec"
 	"github.com/weir-engine/weir/internal/clock"
+	"github.com/weir-engine/weir/internal/funcspec"
 	"github.com/weir-engine/weir/internal/graph"
 	"github.com/weir-engine/weir/internal/jobmaster"
 	"github.com/weir-engine/weir/internal/op"

@@ -32,6 +32,9 @@ func WindowJoin[K comparable, A, B, R any](a KeyedStream[K, A], b KeyedStream[K,
 	if err := assigner.a.Validate(); err != nil {
 		return invalid[R](a.env, err)
 	}
+	if !assigner.a.EventTime() || assigner.a.Merging() {
+		return invalid[R](a.env, errors.New("weir: WindowJoin takes tumbling or sliding event-time windows"))
+	}
 	return coOperator(Connect(a, b), "WindowJoin", f, func(out op.Output[R]) any {
 		return keyedop.NewWindowJoin(f, assigner.a, a.key, b.key, a.hash, out)
 	})

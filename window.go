@@ -46,6 +46,10 @@ type WindowedStream[K comparable, T any] struct {
 	ks       KeyedStream[K, T]
 	assigner WindowAssigner
 	late     string
+	// lateness, trigger and all: see windowing.go.
+	lateness int64
+	trigger  Trigger[T]
+	all      bool
 }
 
 // Window cuts each key's elements into windows.
@@ -80,17 +84,14 @@ func WindowReduce[K comparable, T any](ws WindowedStream[K, T], f func(a, b T) (
 	if f == nil {
 		return invalid[T](ws.ks.env, errors.New("weir: WindowReduce: nil function"))
 	}
-	return newWindowOp(ws, "WindowReduce", keyedop.WindowFuncs[K, T, reduceAcc[T], T, TimeWindow]{
-		NewAcc: func() reduceAcc[T] { return reduceAcc[T]{} },
-		Add: func(v T, acc reduceAcc[T]) (reduceAcc[T], error) {
-			if !acc.Set {
-				return reduceAcc[T]{V: v, Set: true}, nil
-			}
-			r, err := f(acc.V, v)
-			return reduceAcc[T]{V: r, Set: true}, err
-		},
-		Result: func(_ K, _ TimeWindow, acc reduceAcc[T]) (T, error) { return acc.V, nil },
-	})
+	fns := reduceFuncs[K, T, T](f)
+	fns.Result = func(_ K, _ TimeWindow, acc reduceAcc[T]) (T, error) { return acc.V, nil }
+	return newWindowOp(ws, "WindowReduce", staticFuncs(fns))
+}
+
+// staticFuncs builds fns, without hooks, for every subtask.
+func staticFuncs[K comparable, T, A, O any](fns keyedop.WindowFuncs[K, T, A, O, TimeWindow]) func() (keyedop.WindowFuncs[K, T, A, O, TimeWindow], keyedop.Hooks[K]) {
+	return func() (keyedop.WindowFuncs[K, T, A, O, TimeWindow], keyedop.Hooks[K]) { return fns, nil }
 }
 
 type reduceAcc[T any] struct {
@@ -109,27 +110,39 @@ func WindowAggregateWith[K comparable, T, A, R, O any](ws WindowedStream[K, T], 
 	if isNil(agg) || fn == nil {
 		return invalid[O](ws.ks.env, errors.New("weir: WindowAggregate: nil function"))
 	}
-	return newWindowOp(ws, "WindowAggregate", keyedop.WindowFuncs[K, T, A, O, TimeWindow]{
-		NewAcc: agg.CreateAccumulator,
-		Add:    agg.Add,
-		Result: func(k K, w TimeWindow, acc A) (O, error) {
-			r, err := agg.GetResult(acc)
-			if err != nil {
-				var zero O
-				return zero, err
-			}
-			return fn(k, w, r)
-		},
-	})
+	fns := aggregateFuncs[K, O](agg)
+	fns.Result = func(k K, w TimeWindow, acc A) (O, error) {
+		r, err := agg.GetResult(acc)
+		if err != nil {
+			var zero O
+			return zero, err
+		}
+		return fn(k, w, r)
+	}
+	return newWindowOp(ws, "WindowAggregate", staticFuncs(fns))
 }
 
-func newWindowOp[K comparable, T, A, O any](ws WindowedStream[K, T], name string, fns keyedop.WindowFuncs[K, T, A, O, TimeWindow]) DataStream[O] {
+// newWindowOp records the window operator whose functions and hooks (nil:
+// none) build returns, once per subtask.
+func newWindowOp[K comparable, T, A, O any](ws WindowedStream[K, T], name string, build func() (keyedop.WindowFuncs[K, T, A, O, TimeWindow], keyedop.Hooks[K])) DataStream[O] {
 	ks := ws.ks
 	if !ks.ok() {
 		return invalid[O](ks.env, fmt.Errorf("weir: %s on an invalid stream", name))
 	}
-	spec := keyedop.WindowSpec[K, T]{Assigner: ws.assigner.a, LateTag: ws.late, Key: ks.key, Hash: ks.hash}
-	return newKeyedOperator[K, T, O](ks, name, func(out any) (any, error) {
+	spec := keyedop.WindowSpec[K, T, TimeWindow]{Assigner: ws.assigner.a, Trigger: ws.trigger, AllowedLateness: ws.lateness,
+		LateTag: ws.late, Key: ks.key, Hash: ks.hash}
+	fns, _ := build()
+	if err := keyedop.ValidateWindow(spec, fns); err != nil {
+		return invalid[O](ks.env, fmt.Errorf("%w (%s)", err, name))
+	}
+	out := newKeyedOperator[K, T, O](ks, name, func(out any) (any, error) {
+		fns, hooks := build()
+		spec := spec
+		spec.Hooks = hooks
 		return keyedop.NewWindow(spec, fns, out.(op.Output[O])), nil
 	})
+	if ws.all {
+		out = out.SetParallelism(1)
+	}
+	return out
 }

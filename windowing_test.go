@@ -208,3 +208,196 @@ func TestWindowSemantics(t *testing.T) {
 		}
 	}
 }
+
+// firingCounter counts, in per-window state, the firings of each window
+// and, in keyed state, the firings of all windows of the key (Flink's
+// windowState and globalState).
+type firingCounter struct {
+	total weir.ValueState[int]
+}
+
+func (f *firingCounter) Open(rc *weir.KeyedRuntimeContext[string]) error {
+	var err error
+	f.total, err = weir.GetValueState[int](rc, "total")
+	return err
+}
+
+func (f *firingCounter) Process(ctx *weir.WindowContext[string, string], es []ev) error {
+	n, err := weir.GetWindowState[int](ctx, "firings")
+	if err != nil {
+		return err
+	}
+	c, _ := n.Value()
+	n.Update(c + 1)
+	total, _ := f.total.Value()
+	f.total.Update(total + 1)
+	vs := make([]int64, len(es))
+	for i, e := range es {
+		vs[i] = e.V
+	}
+	ctx.Collect(fmt.Sprintf("%s %v firing %d of the window, %d of the key: %v", ctx.Key(), ctx.Window(), c+1, total+1, vs))
+	return nil
+}
+
+func TestWindowProcessState(t *testing.T) {
+	in := []ev{el("a", 100, 1), el("a", 1100, 2), wm(1000), el("a", 200, 4), wm(2000), el("a", 300, 8), el("a", 1300, 16), wm(5000), el("a", 400, 32)}
+	got, late := runWindows(t, in, func(ks weir.KeyedStream[string, ev], tag weir.OutputTag[ev]) weir.DataStream[string] {
+		ws := weir.Window(ks, weir.TumblingEventTimeWindows(time.Second)).AllowedLateness(1500 * time.Millisecond).SideOutputLateData(tag)
+		return weir.WindowProcess(ws, weir.ProcessWindowFunction[string, ev, string](&firingCounter{}))
+	})
+	want := []string{
+		"a [0, 1000) firing 1 of the window, 1 of the key: [1]",
+		"a [0, 1000) firing 2 of the window, 2 of the key: [1 4]",
+		"a [1000, 2000) firing 1 of the window, 3 of the key: [2]",
+		"a [0, 1000) firing 3 of the window, 4 of the key: [1 4 8]",
+		"a [1000, 2000) firing 2 of the window, 5 of the key: [2 16]",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("fired\n%q\nwant\n%q", got, want)
+	}
+	if !slices.Equal(late, []string{"late a@400"}) {
+		t.Errorf("late %q", late)
+	}
+}
+
+// tagTrigger answers each element's Res: a custom trigger on GlobalWindows.
+type tagTrigger struct{ cleared *int }
+
+func (tagTrigger) OnElement(_ *weir.TriggerContext, e ev, _ int64, _ weir.TimeWindow) (weir.TriggerResult, error) {
+	return e.Res, nil
+}
+func (tagTrigger) OnEventTime(*weir.TriggerContext, int64, weir.TimeWindow) (weir.TriggerResult, error) {
+	return weir.Continue, nil
+}
+func (tagTrigger) OnProcessingTime(*weir.TriggerContext, int64, weir.TimeWindow) (weir.TriggerResult, error) {
+	return weir.Continue, nil
+}
+func (tagTrigger) CanMerge() bool                                                         { return false }
+func (tagTrigger) OnMerge(*weir.TriggerContext, weir.TimeWindow, []weir.TimeWindow) error { return nil }
+func (tagTrigger) Clear(*weir.TriggerContext, weir.TimeWindow) error                      { return nil }
+
+func res(key string, v int64, r weir.TriggerResult) ev { return ev{Key: key, V: v, Res: r} }
+
+func TestTriggerResults(t *testing.T) {
+	in := []ev{res("a", 1, weir.Continue), res("a", 2, weir.Fire), res("b", 100, weir.Fire), res("a", 4, weir.Continue),
+		res("a", 8, weir.FireAndPurge), res("a", 16, weir.Purge), res("a", 32, weir.Fire), res("a", 64, weir.Continue)}
+	for _, e := range windowEvaluations {
+		t.Run(e.name, func(t *testing.T) {
+			got, _ := runWindows(t, in, func(ks weir.KeyedStream[string, ev], _ weir.OutputTag[ev]) weir.DataStream[string] {
+				return e.eval(weir.Window(ks, weir.GlobalWindows()).Trigger(tagTrigger{}))
+			})
+			// FIRE keeps the contents, FIRE_AND_PURGE empties them,
+			// PURGE empties them silently, CONTINUE waits; the global
+			// window never fires by itself, not even at the end.
+			g := weir.GlobalWindow.String()
+			want := []string{"a " + g + " 3", "b " + g + " 100", "a " + g + " 15", "a " + g + " 32"}
+			if !slices.Equal(got, want) {
+				t.Errorf("fired %q, want %q", got, want)
+			}
+		})
+	}
+}
+
+func TestCountWindows(t *testing.T) {
+	var in []ev
+	for i := range int64(8) {
+		in = append(in, el("a", i, i+1), el("b", i, 100*(i+1)))
+	}
+	got, _ := runWindows(t, in, func(ks weir.KeyedStream[string, ev], _ weir.OutputTag[ev]) weir.DataStream[string] {
+		return weir.WindowReduceProcess(weir.CountWindows(ks, 3), func(a, b ev) (ev, error) { a.V += b.V; return a, nil },
+			weir.ProcessWindowFunction[string, ev, string](listProcess{}))
+	})
+	slices.Sort(got)
+	// Every 3 elements of a key; the last 2 of each never fill a window.
+	g := weir.GlobalWindow.String()
+	want := []string{"a " + g + " 15", "a " + g + " 6", "b " + g + " 1500", "b " + g + " 600"}
+	if !slices.Equal(got, want) {
+		t.Errorf("fired %q, want %q", got, want)
+	}
+}
+
+// A count trigger on session windows adds up the counts of sessions that
+// merge (Flink's CountTrigger.onMerge).
+func TestCountTriggerMerges(t *testing.T) {
+	in := []ev{el("a", 0, 1), el("a", 5000, 2), el("a", 2500, 4), el("a", 9000, 8)}
+	got, _ := runWindows(t, in, func(ks weir.KeyedStream[string, ev], _ weir.OutputTag[ev]) weir.DataStream[string] {
+		ws := weir.Window(ks, weir.EventTimeSessionWindows(3*time.Second)).Trigger(weir.CountTrigger[ev](3))
+		return weir.WindowProcess(ws, weir.ProcessWindowFunction[string, ev, string](listProcess{}))
+	})
+	// [0,3000) and [5000,8000) held one each; 2500 merges them into
+	// [0,8000) with count 3, which fires; 9000 joins it ([0,12000)), count 1.
+	want := []string{"a [0, 8000) 7"}
+	if !slices.Equal(got, want) {
+		t.Errorf("fired %q, want %q", got, want)
+	}
+}
+
+func TestWindowAll(t *testing.T) {
+	env := weir.NewEnv(weir.WithParallelism(3))
+	var in []reading
+	for i := range int64(3000) {
+		in = append(in, reading{Sensor: fmt.Sprint("s", i%7), TS: i, Value: 1})
+	}
+	src := weir.AssignTimestampsAndWatermarks(weir.FromSlice(env, in), weir.MonotonousTimestamps(func(r reading) int64 { return r.TS }))
+	sums := weir.WindowAggregateWith(weir.WindowAll(src, weir.TumblingEventTimeWindows(time.Second)), weir.AggregateFunction[reading, windowSum, windowSum](sumAgg{}),
+		func(_ weir.AllKey, w weir.TimeWindow, s windowSum) (string, error) {
+			return fmt.Sprintf("%v %d", w, s.Count), nil
+		})
+	got, err := weir.Collect(context.Background(), sums)
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(got)
+	if want := []string{"[0, 1000) 1000", "[1000, 2000) 1000", "[2000, 3000) 1000"}; !slices.Equal(got, want) {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+// plainSum sums V; its accumulators do not merge.
+type plainSum struct{}
+
+func (plainSum) CreateAccumulator() int64           { return 0 }
+func (plainSum) Add(e ev, acc int64) (int64, error) { return acc + e.V, nil }
+func (plainSum) GetResult(acc int64) (int64, error) { return acc, nil }
+
+func TestWindowErrors(t *testing.T) {
+	process := weir.ProcessWindowFunction[string, ev, string](listProcess{})
+	tests := []struct {
+		name  string
+		build func(ks weir.KeyedStream[string, ev]) weir.DataStream[string]
+		want  string
+	}{
+		{"session aggregate without merge", func(ks weir.KeyedStream[string, ev]) weir.DataStream[string] {
+			return weir.WindowAggregateWith(weir.Window(ks, weir.EventTimeSessionWindows(time.Second)), weir.AggregateFunction[ev, int64, int64](plainSum{}),
+				func(k string, w weir.TimeWindow, s int64) (string, error) { return sumString(k, w, s), nil })
+		}, "Merge"},
+		{"zero gap", func(ks weir.KeyedStream[string, ev]) weir.DataStream[string] {
+			return weir.WindowProcess(weir.Window(ks, weir.EventTimeSessionWindows(0)), process)
+		}, "session gap"},
+		{"negative lateness", func(ks weir.KeyedStream[string, ev]) weir.DataStream[string] {
+			return weir.WindowProcess(weir.Window(ks, weir.TumblingEventTimeWindows(time.Second)).AllowedLateness(-time.Second), process)
+		}, "lateness"},
+		{"trigger that cannot merge on sessions", func(ks weir.KeyedStream[string, ev]) weir.DataStream[string] {
+			return weir.WindowProcess(weir.Window(ks, weir.EventTimeSessionWindows(time.Second)).Trigger(tagTrigger{}), process)
+		}, "cannot merge"},
+		{"per-window state of sessions", func(ks weir.KeyedStream[string, ev]) weir.DataStream[string] {
+			return weir.WindowProcess(weir.Window(ks, weir.EventTimeSessionWindows(time.Second)),
+				weir.ProcessWindowFunction[string, ev, string](&firingCounter{}))
+		}, "per-window state"},
+		{"count window of 0", func(ks weir.KeyedStream[string, ev]) weir.DataStream[string] {
+			return weir.WindowProcess(weir.CountWindows(ks, 0), process)
+		}, "count window size"},
+		{"window join of sessions", func(ks weir.KeyedStream[string, ev]) weir.DataStream[string] {
+			return weir.WindowJoin(ks, ks, weir.EventTimeSessionWindows(time.Second), func(a, b ev) (string, error) { return "", nil })
+		}, "tumbling or sliding"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			env := weir.NewEnv()
+			_, err := weir.Collect(context.Background(), tt.build(windowInput(env, []ev{el("a", 1, 1)})))
+			if !contains(err, tt.want) {
+				t.Fatalf("error %v, want one with %q", err, tt.want)
+			}
+		})
+	}
+}

@@ -122,6 +122,21 @@ func (c observedCommitter) Commit(ctx context.Context, cs []file.Committable) er
 func committedInts(t *testing.T, dir string) map[int64]int {
 	t.Helper()
 	counts := map[int64]int{}
+	for _, l := range committedLines(t, dir) {
+		v, err := strconv.ParseInt(l, 10, 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		counts[v]++
+	}
+	return counts
+}
+
+// committedLines returns the lines of the committed (visible) files of
+// dir.
+func committedLines(t *testing.T, dir string) []string {
+	t.Helper()
+	var lines []string
 	for _, name := range dirNames(t, dir) {
 		if strings.HasPrefix(name, ".") {
 			continue
@@ -130,15 +145,9 @@ func committedInts(t *testing.T, dir string) map[int64]int {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, l := range strings.Fields(string(b)) {
-			v, err := strconv.ParseInt(l, 10, 64)
-			if err != nil {
-				t.Fatalf("%s: %v", name, err)
-			}
-			counts[v]++
-		}
+		lines = append(lines, strings.FieldsFunc(string(b), func(r rune) bool { return r == '\n' })...)
 	}
-	return counts
+	return lines
 }
 
 // hiddenFiles lists the hidden (pending) files in dir.

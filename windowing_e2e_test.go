@@ -1,0 +1,284 @@
+package weir_test
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/weir-engine/weir"
+	"github.com/weir-engine/weir/connector/file"
+)
+
+// click is an element of the session end-to-end test: user activity.
+type click struct {
+	I    int64 // position in the input
+	User string
+	TS   int64
+	V    int64
+}
+
+const (
+	clickUsers   = 13
+	clickBlock   = 500 // elements per activity block
+	clickSession = time.Second
+	clickJitter  = 50 // ms out of order at most
+)
+
+// clickAt is the i-th element: in each block of clickBlock elements a
+// third of the users is inactive (a different third each block), so each
+// user's sessions end and start again; the timestamps advance 5ms per
+// element, up to clickJitter out of order.
+func clickAt(i int64) click {
+	b := i / clickBlock
+	var active []int64
+	for u := range int64(clickUsers) {
+		if (u+b)%3 != 0 {
+			active = append(active, u)
+		}
+	}
+	u := active[i%int64(len(active))]
+	return click{I: i, User: fmt.Sprintf("u%02d", u), TS: i*5 + (i*7919)%clickJitter, V: i % 10}
+}
+
+// referenceSessions computes the sessions of clicks 0..n-1 in plain Go: per
+// user, the elements sorted by time, a session ending where the next
+// element is a gap or more later.
+func referenceSessions(n int64, gap int64) []string {
+	byUser := map[string][]click{}
+	for i := range n {
+		c := clickAt(i)
+		byUser[c.User] = append(byUser[c.User], c)
+	}
+	var out []string
+	for user, cs := range byUser {
+		slices.SortFunc(cs, func(a, b click) int { return cmpInt(a.TS, b.TS) })
+		start, end, sum, count := cs[0].TS, cs[0].TS+gap, int64(0), 0
+		for _, c := range cs {
+			if c.TS > end {
+				out = append(out, sessionLine(user, weir.TimeWindow{Start: start, End: end}, sum, count))
+				start, sum, count = c.TS, 0, 0
+			}
+			end = max(end, c.TS+gap)
+			sum += c.V
+			count++
+		}
+		out = append(out, sessionLine(user, weir.TimeWindow{Start: start, End: end}, sum, count))
+	}
+	slices.Sort(out)
+	return out
+}
+
+func cmpInt(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+func sessionLine(user string, w weir.TimeWindow, sum int64, count int) string {
+	return fmt.Sprintf("%s %v sum=%d count=%d", user, w, sum, count)
+}
+
+// sessionAcc is the sum and count of a session.
+type sessionAcc struct{ Sum, Count int64 }
+
+type sessionAgg struct{}
+
+func (sessionAgg) CreateAccumulator() sessionAcc { return sessionAcc{} }
+func (sessionAgg) Add(c click, a sessionAcc) (sessionAcc, error) {
+	return sessionAcc{a.Sum + c.V, a.Count + 1}, nil
+}
+func (sessionAgg) GetResult(a sessionAcc) (sessionAcc, error) { return a, nil }
+func (sessionAgg) Merge(a, b sessionAcc) (sessionAcc, error) {
+	return sessionAcc{a.Sum + b.Sum, a.Count + b.Count}, nil
+}
+
+type sessionFormat struct{}
+
+func (sessionFormat) Process(ctx *weir.WindowContext[string, string], rs []sessionAcc) error {
+	ctx.Collect(sessionLine(ctx.Key(), ctx.Window(), rs[0].Sum, int(rs[0].Count)))
+	return nil
+}
+
+// clickRun is what the source and the failing map of one job share with
+// the test.
+type clickRun struct {
+	n int64
+	// pauseAt, if > 0, is where the source waits (for a savepoint) once
+	// the failure happened; paused is closed when it does.
+	pauseAt    int64
+	paused     chan struct{}
+	pausedOnce sync.Once
+	// failAt, if > 0, is where the map fails once, after a checkpoint
+	// committed sessions.
+	failAt    int64
+	failed    atomic.Bool
+	committed atomic.Bool
+}
+
+// sessionJob builds the job: clicks from position `from` (one split, so
+// that the watermark's bound holds), a map that fails once, session
+// windows at parallelism p, and the exactly-once file sink.
+func sessionJob(env *weir.Env, run *clickRun, p int, out string) {
+	src := weir.FromSplits(env, weir.SplitSource[click, intsSplit]{
+		Name:   "clicks",
+		Splits: func(int) ([]intsSplit, error) { return []intsSplit{{}}, nil },
+		Read: func(s *intsSplit, budget int, emit func(click) error) (bool, error) {
+			for ; budget > 0 && s.Next < run.n; budget-- {
+				wait := s.Next == run.failAt/2 && run.failAt > 0 && !run.committed.Load()
+				if s.Next == run.pauseAt && run.pauseAt > 0 && run.failed.Load() {
+					run.pausedOnce.Do(func() { close(run.paused) })
+					wait = true
+				}
+				if wait {
+					// The task's loop polls again after its mail, in
+					// which the checkpoint barriers arrive.
+					runtime.Gosched()
+					return false, nil
+				}
+				if err := emit(clickAt(s.Next)); err != nil {
+					return false, err
+				}
+				s.Next++
+			}
+			return s.Next >= run.n, nil
+		},
+	}).UID("clicks").SetParallelism(1)
+	src = weir.Map(src, func(c click) (click, error) {
+		if c.I == run.failAt && run.failAt > 0 && run.failed.CompareAndSwap(false, true) {
+			return c, fmt.Errorf("designated failure at %d", run.failAt)
+		}
+		return c, nil
+	})
+	src = weir.AssignTimestampsAndWatermarks(src, weir.WatermarkStrategy[click]{
+		Timestamp: func(c click) int64 { return c.TS }, OutOfOrderness: clickJitter * time.Millisecond, Interval: time.Millisecond,
+	})
+	ws := weir.Window(weir.KeyBy(src, func(c click) string { return c.User }), weir.EventTimeSessionWindows(clickSession))
+	sessions := weir.WindowAggregateProcess(ws, weir.AggregateFunction[click, sessionAcc, sessionAcc](sessionAgg{}), sessionFormat{})
+	sessions = sessions.UID("sessions").SetParallelism(p)
+	weir.SinkTo(sessions, &committedSignal{Sink: file.NewSink(out, func(s string) string { return s }), run: run}).UID("sink").SetParallelism(p)
+}
+
+// committedSignal is the file sink that tells run when a commit of data
+// succeeded.
+type committedSignal struct {
+	*file.Sink[string]
+	run *clickRun
+}
+
+func (s *committedSignal) CreateCommitter(ctx context.Context, info weir.SinkContext) (weir.Committer[file.Committable], error) {
+	c, err := s.Sink.CreateCommitter(ctx, info)
+	if err != nil {
+		return nil, err
+	}
+	return committerSignal{Committer: c, run: s.run}, nil
+}
+
+type committerSignal struct {
+	weir.Committer[file.Committable]
+	run *clickRun
+}
+
+func (c committerSignal) Commit(ctx context.Context, cs []file.Committable) error {
+	if err := c.Committer.Commit(ctx, cs); err != nil {
+		return err
+	}
+	if len(cs) > 0 {
+		c.run.committed.Store(true)
+	}
+	return nil
+}
+
+// Session windows through checkpoints, a failure, a stop with savepoint
+// and a restore at another parallelism: a job at parallelism 2 with
+// checkpoints every 10ms fails once (after a checkpoint committed
+// sessions) and restarts from its latest checkpoint, then stops with a
+// savepoint halfway; the job restored from the savepoint at parallelism 3
+// reads the rest. The committed sessions are exactly those of the whole
+// input, each once: the open sessions' accumulators and timers moved with
+// their key groups.
+func TestSessionWindowsFailureAndRescale(t *testing.T) {
+	const n = 12000
+	for _, backend := range []weir.StateBackendKind{weir.HashMap, weir.Pebble} {
+		t.Run(backend.String(), func(t *testing.T) {
+			out := t.TempDir()
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			sb := weir.WithStateBackend(weir.StateBackend{Kind: backend, LocalDir: t.TempDir()})
+
+			first := &clickRun{n: n, pauseAt: n / 2, paused: make(chan struct{}), failAt: n / 3}
+			env := weir.NewEnv(weir.WithParallelism(2), sb, weir.WithCheckpointing(weir.CheckpointConfig{Interval: 10 * time.Millisecond}),
+				weir.WithRestartStrategy(weir.FixedDelayRestart(1, 10*time.Millisecond)))
+			sessionJob(env, first, 2, out)
+			c, err := env.ExecuteAsync(ctx, "sessions-first")
+			if err != nil {
+				t.Fatal(err)
+			}
+			select {
+			case <-first.paused:
+			case <-c.Done():
+				_, err := c.Wait()
+				t.Fatalf("the job ended before it paused: %v", err)
+			}
+			savepoint, err := c.StopWithSavepoint(ctx, t.TempDir(), false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := c.Wait()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Restarts != 1 {
+				t.Errorf("%d restarts, want 1", res.Restarts)
+			}
+			before := len(committedLines(t, out))
+
+			rest := &clickRun{n: n}
+			env = weir.NewEnv(weir.WithParallelism(3), sb, weir.WithCheckpointing(weir.CheckpointConfig{Interval: 10 * time.Millisecond}),
+				weir.WithRestoreFrom(savepoint, false))
+			sessionJob(env, rest, 3, out)
+			if _, err := env.Execute(ctx, "sessions-rest"); err != nil {
+				t.Fatal(err)
+			}
+			got := committedLines(t, out)
+			slices.Sort(got)
+			want := referenceSessions(n, clickSession.Milliseconds())
+			if !slices.Equal(got, want) {
+				t.Fatalf("%d sessions committed, want %d:\n%s", len(got), len(want), diffLines(got, want))
+			}
+			if before == 0 || before == len(want) {
+				t.Errorf("%d of %d sessions committed before the savepoint: the restore carried no or all work", before, len(want))
+			}
+			t.Logf("%d sessions, %d before the savepoint", len(want), before)
+		})
+	}
+}
+
+// diffLines describes the first differences of two sorted lists.
+func diffLines(got, want []string) string {
+	var s string
+	extra, missing := 0, 0
+	for _, g := range got {
+		if _, ok := slices.BinarySearch(want, g); !ok {
+			if extra++; extra <= 5 {
+				s += "extra: " + g + "\n"
+			}
+		}
+	}
+	for _, w := range want {
+		if _, ok := slices.BinarySearch(got, w); !ok {
+			if missing++; missing <= 5 {
+				s += "missing: " + w + "\n"
+			}
+		}
+	}
+	return fmt.Sprintf("%s%d extra, %d missing", s, extra, missing)
+}

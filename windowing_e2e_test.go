@@ -124,10 +124,10 @@ type clickRun struct {
 	committed atomic.Bool
 }
 
-// sessionJob builds the job: clicks from position `from` (one split, so
-// that the watermark's bound holds), a map that fails once, session
-// windows at parallelism p, and the exactly-once file sink.
-func sessionJob(env *weir.Env, run *clickRun, p int, out string) {
+// windowJob builds the job: the clicks (one split, so that the
+// watermark's bound holds), a map that fails once, windows at parallelism
+// p, and the exactly-once file sink.
+func windowJob(env *weir.Env, run *clickRun, p int, out string, windows func(weir.KeyedStream[string, click]) weir.DataStream[string]) {
 	src := weir.FromSplits(env, weir.SplitSource[click, intsSplit]{
 		Name:   "clicks",
 		Splits: func(int) ([]intsSplit, error) { return []intsSplit{{}}, nil },
@@ -157,14 +157,14 @@ func sessionJob(env *weir.Env, run *clickRun, p int, out string) {
 			return c, fmt.Errorf("designated failure at %d", run.failAt)
 		}
 		return c, nil
-	})
+	}).SetParallelism(1)
+	// Chained with the source, so that each user's clicks arrive in
+	// input order, as count windows need.
 	src = weir.AssignTimestampsAndWatermarks(src, weir.WatermarkStrategy[click]{
 		Timestamp: func(c click) int64 { return c.TS }, OutOfOrderness: clickJitter * time.Millisecond, Interval: time.Millisecond,
-	})
-	ws := weir.Window(weir.KeyBy(src, func(c click) string { return c.User }), weir.EventTimeSessionWindows(clickSession))
-	sessions := weir.WindowAggregateProcess(ws, weir.AggregateFunction[click, sessionAcc, sessionAcc](sessionAgg{}), sessionFormat{})
-	sessions = sessions.UID("sessions").SetParallelism(p)
-	weir.SinkTo(sessions, &committedSignal{Sink: file.NewSink(out, func(s string) string { return s }), run: run}).UID("sink").SetParallelism(p)
+	}).SetParallelism(1)
+	results := windows(weir.KeyBy(src, func(c click) string { return c.User })).UID("windows").SetParallelism(p)
+	weir.SinkTo(results, &committedSignal{Sink: file.NewSink(out, func(s string) string { return s }), run: run}).UID("sink").SetParallelism(p)
 }
 
 // committedSignal is the file sink that tells run when a commit of data
@@ -205,61 +205,130 @@ func (c committerSignal) Commit(ctx context.Context, cs []file.Committable) erro
 // reads the rest. The committed sessions are exactly those of the whole
 // input, each once: the open sessions' accumulators and timers moved with
 // their key groups.
-func TestSessionWindowsFailureAndRescale(t *testing.T) {
+//
+// Count windows, whose trigger counts in per-window state and whose
+// process function numbers the firings in per-window state, go the same
+// way.
+func TestWindowsFailureAndRescale(t *testing.T) {
 	const n = 12000
-	for _, backend := range []weir.StateBackendKind{weir.HashMap, weir.Pebble} {
-		t.Run(backend.String(), func(t *testing.T) {
-			out := t.TempDir()
-			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-			defer cancel()
-			sb := weir.WithStateBackend(weir.StateBackend{Kind: backend, LocalDir: t.TempDir()})
-
-			first := &clickRun{n: n, pauseAt: n / 2, paused: make(chan struct{}), failAt: n / 3}
-			env := weir.NewEnv(weir.WithParallelism(2), sb, weir.WithCheckpointing(weir.CheckpointConfig{Interval: 10 * time.Millisecond}),
-				weir.WithRestartStrategy(weir.FixedDelayRestart(1, 10*time.Millisecond)))
-			sessionJob(env, first, 2, out)
-			c, err := env.ExecuteAsync(ctx, "sessions-first")
-			if err != nil {
-				t.Fatal(err)
-			}
-			select {
-			case <-first.paused:
-			case <-c.Done():
-				_, err := c.Wait()
-				t.Fatalf("the job ended before it paused: %v", err)
-			}
-			savepoint, err := c.StopWithSavepoint(ctx, t.TempDir(), false)
-			if err != nil {
-				t.Fatal(err)
-			}
-			res, err := c.Wait()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if res.Restarts != 1 {
-				t.Errorf("%d restarts, want 1", res.Restarts)
-			}
-			before := len(committedLines(t, out))
-
-			rest := &clickRun{n: n}
-			env = weir.NewEnv(weir.WithParallelism(3), sb, weir.WithCheckpointing(weir.CheckpointConfig{Interval: 10 * time.Millisecond}),
-				weir.WithRestoreFrom(savepoint, false))
-			sessionJob(env, rest, 3, out)
-			if _, err := env.Execute(ctx, "sessions-rest"); err != nil {
-				t.Fatal(err)
-			}
-			got := committedLines(t, out)
-			slices.Sort(got)
-			want := referenceSessions(n, clickSession.Milliseconds())
-			if !slices.Equal(got, want) {
-				t.Fatalf("%d sessions committed, want %d:\n%s", len(got), len(want), diffLines(got, want))
-			}
-			if before == 0 || before == len(want) {
-				t.Errorf("%d of %d sessions committed before the savepoint: the restore carried no or all work", before, len(want))
-			}
-			t.Logf("%d sessions, %d before the savepoint", len(want), before)
-		})
+	jobs := []struct {
+		name    string
+		windows func(weir.KeyedStream[string, click]) weir.DataStream[string]
+		want    []string
+	}{
+		{"sessions", func(ks weir.KeyedStream[string, click]) weir.DataStream[string] {
+			ws := weir.Window(ks, weir.EventTimeSessionWindows(clickSession))
+			return weir.WindowAggregateProcess(ws, weir.AggregateFunction[click, sessionAcc, sessionAcc](sessionAgg{}), sessionFormat{})
+		}, referenceSessions(n, clickSession.Milliseconds())},
+		{"count windows", func(ks weir.KeyedStream[string, click]) weir.DataStream[string] {
+			return weir.WindowProcess(weir.CountWindows(ks, clickCount), weir.ProcessWindowFunction[string, click, string](countFirings{}))
+		}, referenceCountWindows(n)},
 	}
+	for _, job := range jobs {
+		for _, backend := range []weir.StateBackendKind{weir.HashMap, weir.Pebble} {
+			t.Run(job.name+"/"+backend.String(), func(t *testing.T) {
+				testWindowJob(t, n, backend, job.windows, job.want)
+			})
+		}
+	}
+}
+
+func testWindowJob(t *testing.T, n int64, backend weir.StateBackendKind, windows func(weir.KeyedStream[string, click]) weir.DataStream[string], want []string) {
+	t.Helper()
+	out := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	sb := weir.WithStateBackend(weir.StateBackend{Kind: backend, LocalDir: t.TempDir()})
+
+	first := &clickRun{n: n, pauseAt: n / 2, paused: make(chan struct{}), failAt: n / 3}
+	env := weir.NewEnv(weir.WithParallelism(2), sb, weir.WithCheckpointing(weir.CheckpointConfig{Interval: 10 * time.Millisecond}),
+		weir.WithRestartStrategy(weir.FixedDelayRestart(1, 10*time.Millisecond)))
+	windowJob(env, first, 2, out, windows)
+	c, err := env.ExecuteAsync(ctx, "windows-first")
+	if err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-first.paused:
+	case <-c.Done():
+		_, err := c.Wait()
+		t.Fatalf("the job ended before it paused: %v", err)
+	}
+	savepoint, err := c.StopWithSavepoint(ctx, t.TempDir(), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := c.Wait()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Restarts != 1 {
+		t.Errorf("%d restarts, want 1", res.Restarts)
+	}
+	before := len(committedLines(t, out))
+
+	rest := &clickRun{n: n}
+	env = weir.NewEnv(weir.WithParallelism(3), sb, weir.WithCheckpointing(weir.CheckpointConfig{Interval: 10 * time.Millisecond}),
+		weir.WithRestoreFrom(savepoint, false))
+	windowJob(env, rest, 3, out, windows)
+	if _, err := env.Execute(ctx, "windows-rest"); err != nil {
+		t.Fatal(err)
+	}
+	got := committedLines(t, out)
+	slices.Sort(got)
+	if !slices.Equal(got, want) {
+		t.Fatalf("%d results committed, want %d:\n%s", len(got), len(want), diffLines(got, want))
+	}
+	if before == 0 || before == len(want) {
+		t.Errorf("%d of %d results committed before the savepoint: the restore carried no or all work", before, len(want))
+	}
+	t.Logf("%d results, %d before the savepoint", len(want), before)
+}
+
+const clickCount = 37
+
+// countFirings numbers the firings of each user's count window in
+// per-window state.
+type countFirings struct{}
+
+func (countFirings) Process(ctx *weir.WindowContext[string, string], cs []click) error {
+	st, err := weir.GetWindowState[int](ctx, "firings")
+	if err != nil {
+		return err
+	}
+	k, _ := st.Value()
+	st.Update(k + 1)
+	var sum int64
+	for _, c := range cs {
+		sum += c.V
+	}
+	ctx.Collect(fmt.Sprintf("%s firing %d: %d elements, sum %d, first %d", ctx.Key(), k+1, len(cs), sum, cs[0].I))
+	return nil
+}
+
+// referenceCountWindows computes the count windows of clicks 0..n-1: each user's
+// clicks in input order, clickCount at a time; the rest never fires.
+func referenceCountWindows(n int64) []string {
+	byUser := map[string][]click{}
+	firings := map[string]int{}
+	var out []string
+	for i := range n {
+		c := clickAt(i)
+		cs := append(byUser[c.User], c)
+		byUser[c.User] = cs
+		if len(cs) < clickCount {
+			continue
+		}
+		var sum int64
+		for _, c := range cs {
+			sum += c.V
+		}
+		firings[c.User]++
+		out = append(out, fmt.Sprintf("%s firing %d: %d elements, sum %d, first %d", c.User, firings[c.User], len(cs), sum, cs[0].I))
+		byUser[c.User] = nil
+	}
+	slices.Sort(out)
+	return out
 }
 
 // diffLines describes the first differences of two sorted lists.

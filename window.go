@@ -49,6 +49,7 @@ type WindowedStream[K comparable, T any] struct {
 	// lateness, trigger and all: see windowing.go.
 	lateness int64
 	trigger  Trigger[T]
+	evictor  Evictor[T]
 	all      bool
 }
 
@@ -132,13 +133,20 @@ func newWindowOp[K comparable, T, A, O any](ws WindowedStream[K, T], name string
 	spec := keyedop.WindowSpec[K, T, TimeWindow]{Assigner: ws.assigner.a, Trigger: ws.trigger, AllowedLateness: ws.lateness,
 		LateTag: ws.late, Key: ks.key, Hash: ks.hash}
 	fns, _ := build()
-	if err := keyedop.ValidateWindow(spec, fns); err != nil {
+	err := keyedop.ValidateWindow(spec, fns)
+	if ws.evictor != nil {
+		err = keyedop.ValidateWindow(spec, keyedop.Evicting(fns, ws.evictor))
+	}
+	if err != nil {
 		return invalid[O](ks.env, fmt.Errorf("%w (%s)", err, name))
 	}
 	out := newKeyedOperator[K, T, O](ks, name, func(out any) (any, error) {
 		fns, hooks := build()
 		spec := spec
 		spec.Hooks = hooks
+		if ws.evictor != nil {
+			return keyedop.NewWindow(spec, keyedop.Evicting(fns, ws.evictor), out.(op.Output[O])), nil
+		}
 		return keyedop.NewWindow(spec, fns, out.(op.Output[O])), nil
 	})
 	if ws.all {

@@ -401,3 +401,45 @@ func TestWindowErrors(t *testing.T) {
 		})
 	}
 }
+
+func TestEvictors(t *testing.T) {
+	var in []ev
+	for i := range int64(7) {
+		in = append(in, el("a", i*100, i+1))
+	}
+	tests := []struct {
+		name   string
+		window func(weir.KeyedStream[string, ev]) weir.WindowedStream[string, ev]
+		want   []string
+	}{
+		// Flink's countWindow(3, 2): the last 3 elements every 2.
+		{"sliding count windows", func(ks weir.KeyedStream[string, ev]) weir.WindowedStream[string, ev] {
+			return weir.SlidingCountWindows(ks, 3, 2)
+		}, []string{"3", "9", "15"}},
+		// A count evictor after the function: each firing sees what the
+		// previous one kept plus the new elements.
+		{"count evictor after", func(ks weir.KeyedStream[string, ev]) weir.WindowedStream[string, ev] {
+			return weir.Window(ks, weir.GlobalWindows()).Trigger(weir.CountTrigger[ev](2)).Evictor(weir.CountEvictor[ev](1, true))
+		}, []string{"3", "9", "15"}},
+		// A time evictor keeps the elements less than 250ms older than
+		// the newest: of [0, 1000), those at 400..600.
+		{"time evictor", func(ks weir.KeyedStream[string, ev]) weir.WindowedStream[string, ev] {
+			return weir.Window(ks, weir.TumblingEventTimeWindows(time.Second)).Evictor(weir.TimeEvictor[ev](250*time.Millisecond, false))
+		}, []string{"18"}},
+	}
+	for _, tt := range tests {
+		for _, e := range windowEvaluations {
+			t.Run(tt.name+"/"+e.name, func(t *testing.T) {
+				got, _ := runWindows(t, in, func(ks weir.KeyedStream[string, ev], _ weir.OutputTag[ev]) weir.DataStream[string] {
+					return e.eval(tt.window(ks))
+				})
+				for i, g := range got {
+					got[i] = g[strings.LastIndex(g, " ")+1:]
+				}
+				if !slices.Equal(got, tt.want) {
+					t.Errorf("fired %q, want %q", got, tt.want)
+				}
+			})
+		}
+	}
+}

@@ -22,6 +22,12 @@ type WindowFuncs[K comparable, T, A, O any, W WindowType] struct {
 	// Process, when set, is called instead and emits what it likes.
 	Result  func(k K, w W, acc A) (O, error)
 	Process func(ctx *WindowContext[K, O, W], acc A) error
+	// AddAt, when set, is called instead of Add with the element's
+	// timestamp; EvictBefore and EvictAfter, when set, change the
+	// accumulator before and after each firing (see Evicting).
+	AddAt       func(v T, ts int64, acc A) (A, error)
+	EvictBefore func(acc A, w W) A
+	EvictAfter  func(acc A, w W) A
 }
 
 // WindowSpec is what a window operator needs besides its functions.
@@ -182,7 +188,12 @@ func (w *windowOp[K, T, A, O, W]) add(k K, win W, ts int64, v T) error {
 	if !existed {
 		acc = w.fns.NewAcc()
 	}
-	acc, err := w.fns.Add(v, acc)
+	var err error
+	if w.fns.AddAt != nil {
+		acc, err = w.fns.AddAt(v, ts, acc)
+	} else {
+		acc, err = w.fns.Add(v, acc)
+	}
 	if err != nil {
 		return err
 	}
@@ -237,8 +248,21 @@ func (w *windowOp[K, T, A, O, W]) onTimer(t timer.Timer[K, W], domain keyed.Time
 	return nil
 }
 
-// emit emits the result of firing win.
+// emit emits the result of firing win, with the evictor's changes to its
+// contents, if any.
 func (w *windowOp[K, T, A, O, W]) emit(k K, win W, acc A) error {
+	if w.fns.EvictBefore == nil {
+		return w.emitResult(k, win, acc)
+	}
+	acc = w.fns.EvictBefore(acc, win)
+	if err := w.emitResult(k, win, acc); err != nil {
+		return err
+	}
+	w.contents.Put(win, w.fns.EvictAfter(acc, win))
+	return nil
+}
+
+func (w *windowOp[K, T, A, O, W]) emitResult(k K, win W, acc A) error {
 	if w.fns.Process != nil {
 		w.wctx.key, w.wctx.w = k, win
 		if err := w.fns.Process(&w.wctx, acc); err != nil {

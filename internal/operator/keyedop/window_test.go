@@ -94,8 +94,8 @@ func openWindow(t *testing.T, a Assigner, clock *manualClock) (op.Input[kv], *co
 // merged-away windows' timers do not fire.
 func TestProcessingTimeWindows(t *testing.T) {
 	type step struct {
-		at   int64
-		in   []kv // arriving at `at`
+		at int64
+		in []kv // arriving at `at`
 		// want is what fired when the clock reached `at`, before in.
 		want []string
 	}

@@ -261,7 +261,7 @@ func TestWindowProcessState(t *testing.T) {
 }
 
 // tagTrigger answers each element's Res: a custom trigger on GlobalWindows.
-type tagTrigger struct{ cleared *int }
+type tagTrigger struct{}
 
 func (tagTrigger) OnElement(_ *weir.TriggerContext, e ev, _ int64, _ weir.TimeWindow) (weir.TriggerResult, error) {
 	return e.Res, nil

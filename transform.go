@@ -30,6 +30,9 @@ func mapOperator[T, R any](s DataStream[T], f func(T) (R, error), fn MapFunction
 	return newOperator[T, R](s, "Map", func(out any) (any, error) {
 		if fn != nil {
 			fn := instance(fn)
+			if h, ok := statefulHooks(fn, acc); ok {
+				return operator.NewStatefulMap(fn.Map, h, out.(op.Output[R])), nil
+			}
 			return operator.NewMap(fn.Map, udf{fn, acc}, out.(op.Output[R])), nil
 		}
 		return operator.NewMap(f, nil, out.(op.Output[R])), nil
@@ -57,6 +60,9 @@ func flatMapOperator[T, R any](s DataStream[T], f func(T, Collector[R]) error, f
 	return newOperator[T, R](s, "FlatMap", func(out any) (any, error) {
 		if fn != nil {
 			fn := instance(fn)
+			if h, ok := statefulHooks(fn, acc); ok {
+				return operator.NewStatefulFlatMap(fn.FlatMap, h, out.(op.Output[R])), nil
+			}
 			return operator.NewFlatMap(fn.FlatMap, udf{fn, acc}, out.(op.Output[R])), nil
 		}
 		return operator.NewFlatMap(f, nil, out.(op.Output[R])), nil
@@ -84,6 +90,9 @@ func filterOperator[T any](s DataStream[T], f func(T) (bool, error), fn FilterFu
 	return newOperator[T, T](s, "Filter", func(out any) (any, error) {
 		if fn != nil {
 			fn := instance(fn)
+			if h, ok := statefulHooks(fn, acc); ok {
+				return operator.NewStatefulFilter(fn.Filter, h, out.(op.Output[T])), nil
+			}
 			return operator.NewFilter(fn.Filter, udf{fn, acc}, out.(op.Output[T])), nil
 		}
 		return operator.NewFilter(f, nil, out.(op.Output[T])), nil

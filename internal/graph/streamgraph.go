@@ -210,7 +210,9 @@ func (g *StreamGraph) validate() error {
 			if e.Partitioner.Kind == Hash && e.Partitioner.KeyHash == nil {
 				return fmt.Errorf("%w: hash partitioning into %v has no key", ErrPartition, n)
 			}
-			if n.Keyed && e.Partitioner.Kind != Hash {
+			// A keyed operator's broadcast input (the broadcast state
+			// pattern) reaches every subtask, whatever its key groups.
+			if n.Keyed && e.Partitioner.Kind != Hash && e.Partitioner.Kind != Broadcast {
 				return fmt.Errorf("%w: keyed operator %v must be fed by a keyBy, not %v", ErrPartition, n, e.Partitioner.Kind)
 			}
 		}

@@ -87,3 +87,27 @@ func (s *MapState[K, V]) Len() int { return len(s.m) }
 
 // All iterates over the entries in no particular order.
 func (s *MapState[K, V]) All() iter.Seq2[K, V] { return maps.All(s.m) }
+
+// BroadcastStates is the broadcast state of one operator subtask: the map
+// states declared on its broadcast input, and no others.
+type BroadcastStates struct {
+	store    *Store
+	declared []string
+}
+
+// NewBroadcastStates returns the broadcast states declared, restored from
+// restored (nil for a fresh start).
+func NewBroadcastStates(restored *op.Restored, declared []string) *BroadcastStates {
+	return &BroadcastStates{store: NewStore(restored), declared: declared}
+}
+
+// BroadcastMap returns the declared broadcast map state called name.
+func BroadcastMap[K comparable, V any](s *BroadcastStates, name string) (*MapState[K, V], error) {
+	if !slices.Contains(s.declared, name) {
+		return nil, fmt.Errorf("%w: broadcast state %q was not declared on the broadcast stream (declared: %q)", ErrState, name, s.declared)
+	}
+	return Map[K, V](s.store, name)
+}
+
+// Snapshot returns the states' snapshot.
+func (s *BroadcastStates) Snapshot() ([]op.NamedList, error) { return s.store.Snapshot() }

@@ -78,8 +78,11 @@ func (s *Store) restoredList(name string) ([][]byte, op.ListMode, bool) {
 	return nil, 0, false
 }
 
-// Snapshot encodes every registered state, in the order of registration.
-// States restored but never registered again are dropped, as in Flink.
+// Snapshot encodes every registered state, in the order of registration,
+// then the restored states that were not registered again: split lists
+// and broadcast state as they were restored (they are this subtask's), but
+// not union lists, whose restored entries are every subtask's, so that
+// keeping them would multiply them at every restore.
 func (s *Store) Snapshot() ([]op.NamedList, error) {
 	out := make([]op.NamedList, 0, len(s.names))
 	for _, name := range s.names {
@@ -89,6 +92,13 @@ func (s *Store) Snapshot() ([]op.NamedList, error) {
 			return nil, fmt.Errorf("snapshot operator state %q: %w", name, err)
 		}
 		out = append(out, op.NamedList{Name: name, Mode: r.mode, Entries: entries})
+	}
+	if s.restored != nil {
+		for _, l := range s.restored.Lists {
+			if _, ok := s.states[l.Name]; !ok && l.Mode != op.UnionList {
+				out = append(out, l)
+			}
+		}
 	}
 	return out, nil
 }

@@ -173,3 +173,24 @@ func TestRegistrationErrors(t *testing.T) {
 		})
 	}
 }
+
+// A restored state that the function does not register again is kept,
+// unless it is a union list (every subtask holds all of its entries).
+func TestUnregisteredRestoredState(t *testing.T) {
+	restored := &op.Restored{Lists: []op.NamedList{
+		{Name: "split", Mode: op.SplitList, Entries: [][]byte{{2}}},
+		{Name: "union", Mode: op.UnionList, Entries: [][]byte{{4}}},
+		{Name: "rules", Mode: op.BroadcastList, Entries: [][]byte{{6}}},
+	}}
+	lists, err := opstate.NewStore(restored).Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, l := range lists {
+		names = append(names, l.Name)
+	}
+	if want := []string{"split", "rules"}; !slices.Equal(names, want) {
+		t.Fatalf("snapshot of a store that registered nothing holds %v, want %v", names, want)
+	}
+}

@@ -18,10 +18,15 @@ import (
 // it (with a savepoint) or lets it reach total. It resumes from its
 // position on restore.
 func gatedInts(env *weir.Env, total int64, stop *atomic.Int64) weir.DataStream[int64] {
-	return weir.FromSplits(env, weir.SplitSource[int64, intsSplit]{
-		Name:   "gated",
+	return gated(env, "gated", total, stop, func(i int64) int64 { return i })
+}
+
+// gated is gatedInts of at(0), at(1), ..., at(total-1), with uid.
+func gated[T any](env *weir.Env, uid string, total int64, stop *atomic.Int64, at func(int64) T) weir.DataStream[T] {
+	return weir.FromSplits(env, weir.SplitSource[T, intsSplit]{
+		Name:   uid,
 		Splits: func(int) ([]intsSplit, error) { return []intsSplit{{}}, nil },
-		Read: func(s *intsSplit, budget int, emit func(int64) error) (bool, error) {
+		Read: func(s *intsSplit, budget int, emit func(T) error) (bool, error) {
 			for ; budget > 0 && s.Next < total; budget-- {
 				if s.Next >= stop.Load() {
 					// Nothing to emit yet: the task's loop runs its mail
@@ -29,14 +34,14 @@ func gatedInts(env *weir.Env, total int64, stop *atomic.Int64) weir.DataStream[i
 					runtime.Gosched()
 					return false, nil
 				}
-				if err := emit(s.Next); err != nil {
+				if err := emit(at(s.Next)); err != nil {
 					return false, err
 				}
 				s.Next++
 			}
 			return s.Next >= total, nil
 		},
-	}).SetParallelism(1).UID("gated")
+	}).SetParallelism(1).UID(uid)
 }
 
 // probe is what the subtasks of a test job report to the test: the state
@@ -166,20 +171,24 @@ func TestOperatorStateRescale2To3To1(t *testing.T) {
 	stop.Store(l1)
 	env, s := job(2, 1, weir.WithCheckpointing(weir.CheckpointConfig{Interval: time.Hour}))
 	weir.AddSink(s, discard).UID("out")
-	sp1 := runUntilSavepoint(ctx, t, env, pr.expect(l1-1, 0), nil)
+	sp1, _ := runUntilSavepoint(ctx, t, env, pr.expect(l1-1, 0), nil)
 
 	// Phase 2, parallelism 3: [l1, l2), with a failure after a checkpoint.
 	stop.Store(p2)
 	env, s = job(3, 2, weir.WithRestoreFrom(sp1, false), weir.WithRestartStrategy(weir.FixedDelayRestart(1, 0)),
 		weir.WithCheckpointing(weir.CheckpointConfig{Interval: 5 * time.Millisecond}))
 	weir.AddSink(s, discard).UID("out")
-	sp2 := runUntilSavepoint(ctx, t, env, pr.expect(p2-1, 0), func(c *weir.JobClient) <-chan struct{} {
+	sp2, restarts := runUntilSavepoint(ctx, t, env, pr.expect(p2-1, 0), func(c *weir.JobClient) <-chan struct{} {
 		awaitCompletedCheckpoint(ctx, t, c)
 		reached := pr.expect(l2-1, 1)
 		fail.Store(true)
 		stop.Store(l2)
 		return reached
 	})
+
+	if restarts != 1 {
+		t.Errorf("phase 2 restarted %d times, want 1", restarts)
+	}
 
 	// What the three subtasks of phase 2 restored from the savepoint of 2.
 	inits := pr.initsOf(2, 0)
@@ -222,8 +231,9 @@ func TestOperatorStateRescale2To3To1(t *testing.T) {
 
 // runUntilSavepoint runs env's job until reached is closed, calls then
 // (when set), which may return the next channel to wait for, and stops
-// the job with a savepoint, whose location it returns.
-func runUntilSavepoint(ctx context.Context, t *testing.T, env *weir.Env, reached <-chan struct{}, then func(*weir.JobClient) <-chan struct{}) string {
+// the job with a savepoint. It returns the savepoint's location and the
+// number of restarts.
+func runUntilSavepoint(ctx context.Context, t *testing.T, env *weir.Env, reached <-chan struct{}, then func(*weir.JobClient) <-chan struct{}) (string, int) {
 	t.Helper()
 	c, err := env.ExecuteAsync(ctx, t.Name())
 	if err != nil {
@@ -251,10 +261,7 @@ func runUntilSavepoint(ctx context.Context, t *testing.T, env *weir.Env, reached
 	if err != nil {
 		t.Fatal(err)
 	}
-	if then != nil && res.Restarts != 1 {
-		t.Errorf("%d restarts, want 1", res.Restarts)
-	}
-	return loc
+	return loc, res.Restarts
 }
 
 // awaitCompletedCheckpoint waits until the job completed a checkpoint. The

@@ -134,7 +134,13 @@ func (f *tally) SnapshotState(weir.StateSnapshotContext) error {
 	return nil
 }
 
-func (f *tally) FlatMap(v int64, out weir.Collector[int64]) error {
+func (f *tally) FlatMap(v int64, out weir.Collector[int64]) error { return f.step(v, out.Collect) }
+
+func (f *tally) ProcessElement(ctx *weir.ProcessContext[int64], v int64) error {
+	return f.step(v, ctx.Collect)
+}
+
+func (f *tally) step(v int64, emit func(int64)) error {
 	if f.attempt == 0 && f.fail != nil && f.fail.CompareAndSwap(true, false) {
 		return fmt.Errorf("designated failure at %d", v)
 	}
@@ -142,7 +148,7 @@ func (f *tally) FlatMap(v int64, out weir.Collector[int64]) error {
 	f.probe.saw(v, f.attempt)
 	if v == f.last {
 		for _, s := range slices.Sorted(slices.Values(f.seen)) {
-			out.Collect(s)
+			emit(s)
 		}
 	}
 	return nil
@@ -152,8 +158,25 @@ func (f *tally) FlatMap(v int64, out weir.Collector[int64]) error {
 // a savepoint, resumes at 3 (where it fails once and restarts from a
 // checkpoint), stops with a savepoint again and finishes at 1. The split
 // list entries are dealt out, each to one subtask; every subtask gets all
-// union list entries; no element is lost or counted twice.
+// union list entries; no element is lost or counted twice. The function
+// runs as a FlatMap and as a non-keyed ProcessStream.
 func TestOperatorStateRescale2To3To1(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		apply func(weir.DataStream[int64], *tally) weir.DataStream[int64]
+	}{
+		{"flatmap", func(s weir.DataStream[int64], f *tally) weir.DataStream[int64] {
+			return weir.FlatMapWith(s, weir.FlatMapFunction[int64, int64](f))
+		}},
+		{"process", func(s weir.DataStream[int64], f *tally) weir.DataStream[int64] {
+			return weir.ProcessStream(s, weir.ProcessFunction[int64, int64](f))
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) { testOperatorStateRescale(t, tt.apply) })
+	}
+}
+
+func testOperatorStateRescale(t *testing.T, apply func(weir.DataStream[int64], *tally) weir.DataStream[int64]) {
 	const l1, p2, l2, total = 1000, 1500, 2000, 2500
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -163,7 +186,7 @@ func TestOperatorStateRescale2To3To1(t *testing.T) {
 	job := func(p int, phase int, opts ...weir.Option) (*weir.Env, weir.DataStream[int64]) {
 		env := weir.NewEnv(append([]weir.Option{weir.WithParallelism(p)}, opts...)...)
 		fn := &tally{probe: pr, phase: phase, last: total - 1, fail: &fail}
-		return env, weir.FlatMapWith(gatedInts(env, total, &stop), weir.FlatMapFunction[int64, int64](fn)).UID("tally")
+		return env, apply(gatedInts(env, total, &stop), fn).UID("tally")
 	}
 	discard := func(int64) error { return nil }
 

@@ -2,6 +2,7 @@ package weir_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"math"
@@ -231,5 +232,81 @@ func TestBroadcastStateRescale2To3To1(t *testing.T) {
 	slices.Sort(got)
 	if !slices.Equal(got, want) {
 		t.Fatalf("got %s, want %s", strings.Join(got, " "), strings.Join(want, " "))
+	}
+}
+
+var undeclared = weir.NewMapStateDescriptor[string, int64]("undeclared")
+
+// multiply multiplies every element by the broadcast factor "all".
+type multiply struct {
+	reports *stateReports
+	errs    chan error
+	subtask int
+}
+
+func (f *multiply) Open(rc *weir.RuntimeContext) error { f.subtask = rc.SubtaskIndex; return nil }
+
+func (f *multiply) ProcessElement(ctx *weir.ReadOnlyBroadcastContext[int64], v int64) error {
+	factors, err := weir.GetReadOnlyBroadcastState(ctx, factorsState)
+	if err != nil {
+		return err
+	}
+	k, _ := factors.Get("all")
+	ctx.Collect(v * k)
+	return nil
+}
+
+func (f *multiply) ProcessBroadcastElement(ctx *weir.BroadcastContext[int64], r factor) error {
+	if _, err := weir.GetBroadcastState(ctx, undeclared); err == nil {
+		f.errs <- errors.New("a state not declared on the broadcast stream was accessible")
+	} else if !strings.Contains(err.Error(), `"undeclared" was not declared`) {
+		f.errs <- fmt.Errorf("undeclared state: error %v does not say so", err)
+	}
+	factors, err := weir.GetBroadcastState(ctx, factorsState)
+	if err != nil {
+		return err
+	}
+	factors.Put(r.Key, r.Factor)
+	f.reports.add(1, 0, f.subtask, maps.Collect(factors.All()))
+	return nil
+}
+
+// The non-keyed broadcast pattern: once every subtask holds the rule, the
+// elements are multiplied by it; a state that Broadcast did not declare
+// is an error.
+func TestBroadcastNonKeyed(t *testing.T) {
+	const total, p = 1000, 3
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	reports := &stateReports{}
+	errs := make(chan error, 2*p)
+	var stopInts, stopRules atomic.Int64
+	env := weir.NewEnv(weir.WithParallelism(p))
+	ints := gatedInts(env, total, &stopInts).Rebalance()
+	rules := weir.Broadcast(gated(env, "rules", 1, &stopRules, func(int64) factor { return factor{"all", 3} }), factorsState)
+	out := weir.ProcessBroadcast(weir.ConnectBroadcast(ints, rules), weir.BroadcastProcessFunction[int64, factor, int64](&multiply{reports: reports, errs: errs}))
+	held := reports.await(1, p)
+	stopRules.Store(1)
+	go func() {
+		select {
+		case <-held:
+			stopInts.Store(total)
+		case <-ctx.Done():
+		}
+	}()
+	got, err := weir.Collect(ctx, out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	var sum int64
+	for _, v := range got {
+		sum += v
+	}
+	if len(got) != total || sum != 3*total*(total-1)/2 {
+		t.Fatalf("%d elements summing to %d, want %d summing to %d", len(got), sum, total, 3*total*(total-1)/2)
 	}
 }

@@ -92,12 +92,63 @@ func (m *onceFailing) Map(v int64) (int64, error) {
 	return v, nil
 }
 
-// An interval join with watermarks (so that its state is cleaned up as it
-// goes) runs at parallelism 2, stops with a savepoint, and finishes at 3
-// after a failure; the exactly-once file sink holds every joined pair
-// once.
-func TestIntervalJoinRescaleWithFailure(t *testing.T) {
-	const l1, p2, total = 1000, 2000, 3000
+// Two-input keyed joins with watermarks (so that their state is cleaned
+// up as they go) run at parallelism 2, stop with a savepoint, and finish
+// at 3 after a failure; the exactly-once file sink holds every result
+// once. The interval join emits i*10000+j for a=i, b=j; the coGroup
+// (100 ms windows) emits (window*10+key)*10000 + 100*len(as) + len(bs).
+func TestTwoInputJoinsRescaleWithFailure(t *testing.T) {
+	const total = 3000
+	for _, tt := range []struct {
+		name string
+		join func(a, b weir.KeyedStream[int64, int64]) weir.DataStream[int64]
+		last func(l int64) int64 // a result that needs element l-1 of both
+		want map[int64]int
+	}{
+		{"interval join", func(a, b weir.KeyedStream[int64, int64]) weir.DataStream[int64] {
+			return weir.IntervalJoin(a, b, -20*time.Millisecond, 40*time.Millisecond, func(i, j int64) (int64, error) { return i*10000 + j, nil })
+		}, func(l int64) int64 { return (l-2)*10000 + l - 2 }, intervalPairs(total)},
+		{"coGroup", func(a, b weir.KeyedStream[int64, int64]) weir.DataStream[int64] {
+			return weir.WindowCoGroup(a, b, weir.TumblingEventTimeWindows(100*time.Millisecond),
+				func(k int64, w weir.TimeWindow, as, bs []int64, out weir.Collector[int64]) error {
+					out.Collect((w.Start/100*10+k)*10000 + int64(100*len(as)+len(bs)))
+					return nil
+				})
+		}, func(l int64) int64 { return ((l/10-2)*10+1)*10000 + 505 }, coGroups(total)},
+	} {
+		t.Run(tt.name, func(t *testing.T) { testJoinRescale(t, total, tt.join, tt.last, tt.want) })
+	}
+}
+
+// intervalPairs are the pairs of the interval join: b=j joins a=i when
+// j*10+3 lies in [i*10-20, i*10+40] and i, j have the same parity: j is
+// i-2, i or i+2.
+func intervalPairs(total int64) map[int64]int {
+	want := map[int64]int{}
+	for i := int64(0); i < total; i++ {
+		for _, j := range []int64{i - 2, i, i + 2} {
+			if j >= 0 && j < total {
+				want[i*10000+j] = 1
+			}
+		}
+	}
+	return want
+}
+
+// coGroups are the groups of the coGroup: every 100 ms window holds 5
+// elements of each side per key.
+func coGroups(total int64) map[int64]int {
+	want := map[int64]int{}
+	for w := int64(0); w < total/10; w++ {
+		for k := int64(0); k < 2; k++ {
+			want[(w*10+k)*10000+505] = 1
+		}
+	}
+	return want
+}
+
+func testJoinRescale(t *testing.T, total int64, join func(a, b weir.KeyedStream[int64, int64]) weir.DataStream[int64], last func(int64) int64, want map[int64]int) {
+	const l1, p2 = 1000, 2000
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	out := t.TempDir()
@@ -115,7 +166,7 @@ func TestIntervalJoinRescaleWithFailure(t *testing.T) {
 		}
 		a := stamp("a", &stopA, 0)
 		b := stamp("b", &stopB, 3)
-		joined := weir.IntervalJoin(a, b, -20*time.Millisecond, 40*time.Millisecond, func(i, j int64) (int64, error) { return i*10000 + j, nil }).UID("join")
+		joined := join(a, b).UID("join")
 		checked := weir.MapWith(joined, weir.MapFunction[int64, int64](&onceFailing{probe: pr, fail: &fail})).UID("check")
 		weir.SinkTo(checked, file.NewSink(out, formatInt)).UID("sink")
 		return env
@@ -125,7 +176,7 @@ func TestIntervalJoinRescaleWithFailure(t *testing.T) {
 	stopA.Store(l1)
 	stopB.Store(l1)
 	env := job(2, weir.WithCheckpointing(weir.CheckpointConfig{Interval: time.Hour}))
-	sp, _ := runUntilSavepoint(ctx, t, env, pr.expect(998*10000+998, 0), nil)
+	sp, _ := runUntilSavepoint(ctx, t, env, pr.expect(last(l1), 0), nil)
 
 	// Phase 2, parallelism 3: the rest, with a failure after a checkpoint.
 	stopA.Store(p2)
@@ -137,7 +188,7 @@ func TestIntervalJoinRescaleWithFailure(t *testing.T) {
 		t.Fatal(err)
 	}
 	select {
-	case <-pr.expect((p2-2)*10000+p2-2, 0):
+	case <-pr.expect(last(p2), 0):
 	case <-c.Done():
 		t.Fatal("the job ended early")
 	}
@@ -153,16 +204,6 @@ func TestIntervalJoinRescaleWithFailure(t *testing.T) {
 		t.Errorf("%d restarts, want 1", res.Restarts)
 	}
 
-	// b=j joins a=i when j*10+3 lies in [i*10-20, i*10+40] and i, j have
-	// the same parity: j is i-2, i or i+2.
-	want := map[int64]int{}
-	for i := int64(0); i < total; i++ {
-		for _, j := range []int64{i - 2, i, i + 2} {
-			if j >= 0 && j < total {
-				want[i*10000+j] = 1
-			}
-		}
-	}
 	got := committedInts(t, out)
 	if len(got) != len(want) {
 		t.Errorf("%d distinct pairs committed, want %d", len(got), len(want))

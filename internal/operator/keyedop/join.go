@@ -70,16 +70,39 @@ func (j *joinFn[K, A, B, R]) ProcessElement2(ctx *Context[K, R], w B) error {
 // window of assigner, when the watermark passes the window's end (Flink's
 // window join). Elements of a window that already fired are dropped.
 func NewWindowJoin[K comparable, A, B, R any](f func(A, B) (R, error), assigner Assigner, keyA func(A) K, keyB func(B) K, hash func(K) uint32, out op.Output[R]) any {
-	j := &windowJoinFn[K, A, B, R]{f: f, assigner: assigner}
+	cross := func(ctx *Context[K, R], w Window, ls []A, rs []B) error {
+		for _, v := range ls {
+			for _, u := range rs {
+				r, err := f(v, u)
+				if err != nil {
+					return err
+				}
+				ctx.CollectWithTimestamp(r, MaxTimestamp(w))
+			}
+		}
+		return nil
+	}
+	j := &windowJoinFn[K, A, B, R]{fire: cross, assigner: assigner}
+	return NewCoProcess[K, A, B, R](j, keyA, keyB, hash, j, out)
+}
+
+// NewWindowCoGroup returns the operator that hands f, for every key and
+// event-time window of assigner in which either input has elements, the
+// elements of both inputs with that key in that window, when the
+// watermark passes the window's end (Flink's window coGroup). f emits
+// through the Context, with the window's max timestamp by default.
+func NewWindowCoGroup[K comparable, A, B, R any](f func(ctx *Context[K, R], w Window, as []A, bs []B) error, assigner Assigner, keyA func(A) K, keyB func(B) K, hash func(K) uint32, out op.Output[R]) any {
+	j := &windowJoinFn[K, A, B, R]{fire: f, assigner: assigner}
 	return NewCoProcess[K, A, B, R](j, keyA, keyB, hash, j, out)
 }
 
 // windowJoinFn buffers both sides per window, keyed by the window's max
-// timestamp (unique per window for a given assigner), and joins them when
-// the event-time timer at that timestamp fires.
+// timestamp (unique per window for a given assigner), and hands them to
+// fire when the event-time timer at that timestamp fires: the window join
+// and the window coGroup.
 type windowJoinFn[K comparable, A, B, R any] struct {
 	noLifecycle
-	f        func(A, B) (R, error)
+	fire     func(ctx *Context[K, R], w Window, ls []A, rs []B) error
 	assigner Assigner
 	left     *state.MapState[K, int64, []A]
 	right    *state.MapState[K, int64, []B]
@@ -145,14 +168,5 @@ func (j *windowJoinFn[K, A, B, R]) OnTimer(ctx *Context[K, R], end int64) error 
 	rs, _ := j.right.Get(end)
 	j.left.Remove(end)
 	j.right.Remove(end)
-	for _, v := range ls {
-		for _, w := range rs {
-			r, err := j.f(v, w)
-			if err != nil {
-				return err
-			}
-			ctx.CollectWithTimestamp(r, end)
-		}
-	}
-	return nil
+	return j.fire(ctx, Window{Start: end + 1 - j.assigner.Size, End: end + 1}, ls, rs)
 }

@@ -178,3 +178,28 @@ func ExampleProcessStream() {
 	fmt.Println(out)
 	// Output: [negative: -1 valid: 3 valid: 4]
 }
+
+func ExampleWindowCoGroup() {
+	env := weir.NewEnv(weir.WithParallelism(2))
+	ts := weir.WatermarkStrategy[click]{Timestamp: func(c click) int64 { return c.TS }, OutOfOrderness: time.Minute}
+	user := func(c click) string { return c.User }
+	views := weir.KeyBy(weir.AssignTimestampsAndWatermarks(weir.FromSlice(env, []click{{"ann", 1000}, {"ann", 1200}, {"bob", 5000}}), ts), user)
+	buys := weir.KeyBy(weir.AssignTimestampsAndWatermarks(weir.FromSlice(env, []click{{"ann", 1500}}), ts), user)
+	// Per user and 10 s window: views and buys, also without any buy.
+	grouped := weir.WindowCoGroup(views, buys, weir.TumblingEventTimeWindows(10*time.Second),
+		func(u string, w weir.TimeWindow, vs, bs []click, out weir.Collector[string]) error {
+			out.Collect(fmt.Sprintf("%s in %v: %d views, %d buys", u, w, len(vs), len(bs)))
+			return nil
+		})
+	out, err := weir.Collect(context.Background(), grouped)
+	if err != nil {
+		log.Fatal(err)
+	}
+	slices.Sort(out)
+	for _, s := range out {
+		fmt.Println(s)
+	}
+	// Output:
+	// ann in [0, 10000): 2 views, 1 buys
+	// bob in [0, 10000): 1 views, 0 buys
+}

@@ -1,6 +1,7 @@
 // Package operator holds the runtime operators behind the public
 // transformations of package weir: the stateless ones (map, flat map,
-// filter) and the sinks (a function, print, text files, collect). Package
+// filter, and in stateful.go the same with their function's operator
+// state) and the sinks (a function, print, text files, collect). Package
 // weir records a transformation with a factory that builds one of these
 // per subtask; the task runtime drives them through the contract of
 // internal/op.

@@ -15,6 +15,8 @@
 //
 // Files: reduce.go (Reduce), process.go (the process operator and its
 // Context), coprocess.go (two inputs), sideoutput.go (side outputs of a
-// Context), window.go and assigner.go (windows), join.go (the joins as
-// co-process functions).
+// Context) and sidebase.go (side outputs for contexts of other packages),
+// window.go and assigner.go (windows), join.go (the joins and the window
+// coGroup as co-process functions), intervaljoin.go (the interval join),
+// broadcast.go (the keyed broadcast process operator).
 package keyedop

@@ -16,5 +16,6 @@
 // is not safe for concurrent use.
 //
 // Files: store.go (the Store, registration and snapshots), list.go (list
-// state), broadcast.go (broadcast map state).
+// state), broadcast.go (broadcast map state and the declared
+// BroadcastStates of a broadcast operator).
 package opstate

@@ -213,7 +213,7 @@ func TestBroadcastStateRescale2To3To1(t *testing.T) {
 	// Phase 3, parallelism 1: the last rule and the rest.
 	stopRules.Store(int64(len(rules)))
 	stopInts.Store(total)
-	env, s = job(1, 3, weir.WithRestoreFrom(sp2, false))
+	_, s = job(1, 3, weir.WithRestoreFrom(sp2, false))
 	got, err := weir.Collect(ctx, s)
 	if err != nil {
 		t.Fatal(err)

@@ -232,7 +232,7 @@ func testOperatorStateRescale(t *testing.T, apply func(weir.DataStream[int64], *
 
 	// Phase 3, parallelism 1: the rest; the output is the whole state.
 	stop.Store(total)
-	env, s = job(1, 3, weir.WithRestoreFrom(sp2, false))
+	_, s = job(1, 3, weir.WithRestoreFrom(sp2, false))
 	got, err := weir.Collect(ctx, s)
 	if err != nil {
 		t.Fatal(err)

@@ -185,9 +185,16 @@ func (c *Coordinator) check(ev Event) error {
 	case TaskFinished:
 		return task(ev.Task)
 	case TasksRestarted:
-		for _, t := range ev.Finished {
-			if err := task(t); err != nil {
+		ix := c.ix
+		if ev.Topology != nil {
+			var err error
+			if ix, err = compile(ev.Topology); err != nil {
 				return err
+			}
+		}
+		for _, t := range ev.Finished {
+			if _, ok := ix.flat(t); !ok {
+				return fmt.Errorf("checkpoint: no task %v in the topology", t)
 			}
 		}
 	case Persisted:

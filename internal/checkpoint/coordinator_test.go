@@ -36,6 +36,8 @@ import (
 //	eod task=0/1[,...]                     TaskEndOfData
 //	persisted ID path=/x | persisted ID err=WORD
 //	restart [finished=0/0,...]             TasksRestarted
+//	rescale v0=3 v1=2:all                  TasksRestarted with a new
+//	                                       topology (as topology)
 //	pending                                print Pending()
 //
 // Every event carries the current virtual time as Now.
@@ -195,6 +197,8 @@ func (h *harness) run(t *testing.T, d *datadriven.TestData) string {
 			fin = taskArgs(t, d, "finished")
 		}
 		return h.step(TasksRestarted{Now: h.now(), Finished: fin})
+	case "rescale":
+		return h.step(TasksRestarted{Now: h.now(), Topology: parseTopology(t, d)})
 	case "pending":
 		var b strings.Builder
 		for _, p := range h.c.Pending() {

@@ -107,10 +107,13 @@ type TaskFinished struct {
 // pending checkpoint is aborted and the finished and end-of-data marks are
 // reset. Finished lists the tasks that are finished after the restore
 // (FLIP-147: the subtasks of vertices the restored checkpoint records as
-// fully finished); the periodic schedule restarts from Now.
+// fully finished); the periodic schedule restarts from Now. Topology, when
+// set, is the topology of the restarted tasks (a rescale changed the
+// parallelism); Finished then names tasks of it.
 type TasksRestarted struct {
 	Now      time.Time
 	Finished []graph.SubtaskID
+	Topology *Topology
 }
 
 // Persisted answers a [Persist]: the caller wrote the checkpoint's

@@ -104,6 +104,11 @@ func (c *Coordinator) onRestart(ev TasksRestarted) {
 	for len(c.pending) > 0 {
 		c.fail(c.pending[0], ErrFailover, false)
 	}
+	if ev.Topology != nil {
+		// check compiled it already: it is valid.
+		c.ix, _ = compile(ev.Topology)
+		c.tasks = newTaskTable(c.ix)
+	}
 	finished := make([]int, 0, len(ev.Finished))
 	for _, t := range ev.Finished {
 		f, _ := c.ix.flat(t)

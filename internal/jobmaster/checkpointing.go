@@ -13,6 +13,7 @@ import (
 	"github.com/weir-engine/weir/internal/clock"
 	"github.com/weir-engine/weir/internal/graph"
 	"github.com/weir-engine/weir/internal/scheduler"
+	"github.com/weir-engine/weir/internal/scheduler/adaptive"
 )
 
 // The JobMaster's side of checkpointing. The pure coordinator decides; the
@@ -393,6 +394,9 @@ func (jm *JobMaster) performCheckpoint(ctx context.Context, action checkpoint.Ac
 		cp.locations[a.ID] = a.Location
 		cp.completed++
 		cp.latest, cp.latestID = a.Location, a.ID
+		if jm.ada != nil {
+			jm.sched.Step(adaptive.CheckpointCompleted{ID: a.ID, Now: jm.clock.Now()})
+		}
 	case checkpoint.Failed:
 		if a.ID > 0 {
 			delete(cp.coordinators, a.ID)
@@ -414,6 +418,9 @@ func (jm *JobMaster) performCheckpoint(ctx context.Context, action checkpoint.Ac
 		}
 		jm.log.Log(ctx, level, "checkpoint failed", "id", a.ID, "kind", a.Kind, "reason", a.Reason)
 		cp.savepointEnded(a.ID, a.Kind, "", a.Reason)
+		if jm.ada != nil {
+			jm.adaptiveCheckpointFailed(a)
+		}
 	case checkpoint.Discard:
 		delete(cp.dirs, a.ID)
 		jm.releaseShared(a.ID, true, a.Location)

@@ -33,6 +33,10 @@ import (
 type restoring struct {
 	deploy scheduler.Deploy
 	cancel context.CancelFunc
+	// create: the adaptive scheduler's first half of a generation
+	// (CreateExecutionGraph), answered with ExecutionGraphCreated, not
+	// submitted (see adaptivegen.go).
+	create bool
 }
 
 // restoredEvent is the outcome of a restore.
@@ -46,9 +50,19 @@ type restoredEvent struct {
 // deploy starts the restore of a generation, restored from a savepoint
 // (first generation) or from the latest completed checkpoint (after a
 // restart).
-func (jm *JobMaster) deploy(ctx context.Context, a scheduler.Deploy) {
+func (jm *JobMaster) deploy(ctx context.Context, a scheduler.Deploy) { jm.startRestore(ctx, a, false) }
+
+// startRestore starts the restore of a generation; create says it answers
+// the adaptive scheduler's CreateExecutionGraph.
+func (jm *JobMaster) startRestore(ctx context.Context, a scheduler.Deploy, create bool) {
 	jm.abandonRestore()
 	sizing, err := jm.sizeChannels(a.Plan)
+	if err != nil && create {
+		r := &restoring{deploy: a, cancel: func() {}, create: true}
+		jm.restoring = r
+		jm.events.Push(restoredEvent{r: r, err: err})
+		return
+	}
 	if err != nil {
 		jm.failAll(a, err)
 		return
@@ -60,21 +74,21 @@ func (jm *JobMaster) deploy(ctx context.Context, a scheduler.Deploy) {
 	}
 	jm.enumerators = nil
 	rctx, cancel := context.WithCancel(ctx)
-	r := &restoring{deploy: a, cancel: cancel}
+	r := &restoring{deploy: a, cancel: cancel, create: create}
 	jm.restoring = r
-	latest := ""
+	latest, jg := "", jm.graph
 	if jm.cp != nil {
 		latest = jm.cp.latest
 	}
 	jm.background(func() {
 		ev := restoredEvent{r: r}
-		ev.rs, ev.err = jm.restoreState(rctx, a.Generation, latest)
+		ev.rs, ev.err = jm.restoreState(rctx, jg, a.Generation, latest)
 		if ev.err == nil {
 			var md *storage.Metadata
 			if ev.rs != nil {
 				md = ev.rs.md
 			}
-			ev.enumerators, ev.err = jm.openEnumerators(rctx, md)
+			ev.enumerators, ev.err = jm.openEnumerators(rctx, jg, md)
 		}
 		if rctx.Err() != nil {
 			// Abandoned, or the job is being cancelled: the loop does not
@@ -96,6 +110,10 @@ func (jm *JobMaster) restoreDone(ctx context.Context, e restoredEvent) {
 	e.r.cancel()
 	jm.restoring = nil
 	jm.releaseHeld()
+	if e.r.create {
+		jm.graphCreated(e)
+		return
+	}
 	if e.err != nil {
 		jm.failGeneration(e.r.deploy, e.err)
 		return
@@ -113,12 +131,17 @@ func (jm *JobMaster) submit(ctx context.Context, a scheduler.Deploy, rs *restore
 		}
 		jm.cp.coord.RestoredFrom(rs.id)
 	}
-	if jm.cp != nil && a.Generation > 0 {
+	if jm.cp != nil && (a.Generation > 0 || jm.ada != nil) {
 		var finished []graph.SubtaskID
 		if rs != nil {
 			finished = rs.finished
 		}
-		jm.stepCheckpoint(ctx, checkpoint.TasksRestarted{Now: jm.clock.Now(), Finished: finished})
+		ev := checkpoint.TasksRestarted{Now: jm.clock.Now(), Finished: finished}
+		if jm.ada != nil {
+			// The generation may run at another parallelism.
+			ev.Topology = topology(jm.graph)
+		}
+		jm.stepCheckpoint(ctx, ev)
 	}
 	for _, as := range a.Plan.Assignments {
 		id := as.SubtaskID

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 
 	"github.com/weir-engine/weir/internal/checkpoint/storage"
+	"github.com/weir-engine/weir/internal/graph"
 	"github.com/weir-engine/weir/internal/op"
 )
 
@@ -30,7 +31,7 @@ type splitRequest struct {
 // md when the generation restores a checkpoint. It runs off the loop: a
 // factory may reach an external system (the Kafka source discovers its
 // partitions). On an error it closes those it created.
-func (jm *JobMaster) openEnumerators(ctx context.Context, md *storage.Metadata) (map[string]op.Enumerator, error) {
+func (jm *JobMaster) openEnumerators(ctx context.Context, jg *graph.JobGraph, md *storage.Metadata) (map[string]op.Enumerator, error) {
 	restored := map[string][]byte{}
 	if md != nil {
 		for _, o := range md.Operators {
@@ -40,7 +41,7 @@ func (jm *JobMaster) openEnumerators(ctx context.Context, md *storage.Metadata) 
 		}
 	}
 	out := make(map[string]op.Enumerator)
-	for _, v := range jm.graph.Vertices {
+	for _, v := range jg.Vertices {
 		for _, n := range v.Chain {
 			factory, ok := n.Enumerator.(op.EnumeratorFactory)
 			if !ok || factory == nil {

@@ -49,7 +49,7 @@ func (jm *JobMaster) serve() (stop func(), err error) {
 	if err != nil {
 		return nil, fmt.Errorf("jobmaster: %w", err)
 	}
-	jm.function = spec
+	jm.function, jm.baseFunction = spec, spec
 	jm.address = jm.Address()
 	unserve, err := jm.opts.RPC.ServeJobMaster(jm.address, &gateway{jm: jm})
 	if err != nil {

@@ -29,6 +29,7 @@ import (
 	"github.com/weir-engine/weir/internal/rpc"
 	"github.com/weir-engine/weir/internal/rpc/rpcpb"
 	"github.com/weir-engine/weir/internal/scheduler"
+	"github.com/weir-engine/weir/internal/scheduler/adaptive"
 	"github.com/weir-engine/weir/internal/scheduler/slots"
 	"github.com/weir-engine/weir/internal/taskmanager"
 )
@@ -113,6 +114,11 @@ type Options struct {
 	// The deployments then carry a registered spec, and each TaskManager
 	// builds the graph again and checks its fingerprint.
 	Registered *rpcpb.RegisteredJob
+	// Scheduler is the scheduler of the job (jobmanager.scheduler):
+	// SchedulerDefault ("" too) or SchedulerAdaptive (FLIP-160, see
+	// adaptive.go), configured by Adaptive.
+	Scheduler string
+	Adaptive  adaptive.Options
 	// Executor runs the JobMaster's work off its loop (storage calls, a
 	// generation's restore), which reports back through the loop's queue
 	// (nil: each in a goroutine of its own). Run, or Loop.Close, waits for
@@ -125,7 +131,13 @@ type JobMaster struct {
 	jobID  string
 	graph  *graph.JobGraph
 	opts   Options
-	sched  *scheduler.Scheduler
+	sched  jobScheduler
+	// ada is the adaptive scheduler (nil: the default one runs). base is
+	// the job's graph as submitted; graph is that of the generation
+	// deployed last, at its parallelism (see adaptive.go).
+	ada   *adaptiveScheduler
+	base  *graph.JobGraph
+	gens  generations
 	cp     *checkpointing
 	tms    map[string]TaskManager
 	placed map[graph.SubtaskID]string
@@ -159,6 +171,9 @@ type JobMaster struct {
 	// function names the job's graph in deployments; address is where the
 	// JobMaster's gateway is served.
 	function *rpcpb.FunctionSpec
+	// baseFunction names the job's own graph (function may name a
+	// rescaled one).
+	baseFunction *rpcpb.FunctionSpec
 	address  string
 	// unserve stops serving the gateway (nil: not served yet).
 	unserve func()
@@ -187,10 +202,26 @@ func New(jobID string, jg *graph.JobGraph, tms []TaskManager, net *network.Regis
 		clk = clock.Real{}
 	}
 	jm := &JobMaster{
-		jobID: jobID, graph: jg, opts: opts, clock: clk, sched: scheduler.New(reqs, opts.Restart), tms: make(map[string]TaskManager),
+		jobID: jobID, graph: jg, base: jg, opts: opts, clock: clk, tms: make(map[string]TaskManager),
 		placed: make(map[graph.SubtaskID]string),
 		net:    net, events: queue.New[any](), log: log.With("job", jobID),
 		metrics: make(map[graph.SubtaskID]taskmanager.Report),
+	}
+	switch opts.Scheduler {
+	case "", SchedulerDefault:
+		jm.sched = scheduler.New(reqs, opts.Restart)
+	case SchedulerAdaptive:
+		ao := opts.Adaptive
+		if c := opts.Checkpoints; c != nil && c.Enabled {
+			ao.Rescale.OnCheckpoint = true
+		}
+		a, err := newAdaptiveScheduler(jg, opts.Restart, ao, clk.Now)
+		if err != nil {
+			return nil, err
+		}
+		jm.sched, jm.ada = a, a
+	default:
+		return nil, fmt.Errorf("jobmaster: unknown scheduler %q: want %q or %q", opts.Scheduler, SchedulerAdaptive, SchedulerDefault)
 	}
 	if c := opts.Checkpoints; c != nil && c.Enabled {
 		if c.Storage == nil {
@@ -264,6 +295,8 @@ func (jm *JobMaster) handle(ctx context.Context, ev any) {
 		}
 	case taskManagerRegistered, taskManagerLost:
 		jm.handleMembership(ev)
+	case adaptiveTimeout:
+		jm.sched.Step(adaptive.Timeout{Kind: e.t.Kind, Seq: e.t.Seq, Now: now})
 	case slotWaitTimer:
 		jm.sched.Step(scheduler.ResourceTimeout{Generation: e.generation})
 	case restartTimer:

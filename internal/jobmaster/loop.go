@@ -74,6 +74,7 @@ func (l *Loop) Close() {
 	if jm.cp != nil && jm.cp.tick != nil {
 		jm.cp.tick.Stop()
 	}
+	jm.closeGenerations()
 	l.cancel()
 	jm.abandonRestore()
 	jm.closeEnumerators()
@@ -104,6 +105,9 @@ func (l *Loop) act() (Result, bool) {
 	}
 	jm.publish()
 	for _, a := range jm.sched.Ready() {
+		if jm.ada != nil && jm.actAdaptive(l.ctx, a) {
+			continue
+		}
 		switch a := a.(type) {
 		case scheduler.Terminated:
 			jm.log.Info("job ended", "status", a.Status, "err", a.Err)

@@ -109,6 +109,12 @@ func (jm *JobMaster) handleMembership(ev any) {
 		for id, on := range jm.placed {
 			if on == e.id && !jm.sched.ExecutionState(id).Terminal() {
 				jm.taskExecutor(e.id).CancelTask(context.Background(), &rpcpb.CancelTaskRequest{Task: rpc.TaskKey(jm.jobID, gen, id)})
+				if jm.ada != nil {
+					// The adaptive scheduler restarts at the slot loss and
+					// waits for the generation to end: these reports may
+					// never come from the TaskManager.
+					jm.reportEnded(id, gen, scheduler.ExecFailed, fmt.Errorf("%w: %s", scheduler.ErrTaskManagerLost, e.id))
+				}
 			}
 		}
 		delete(jm.tms, e.id)

@@ -33,8 +33,8 @@ type restored struct {
 // the location of the latest completed checkpoint ("" if none).
 //
 // It runs off the loop (see deploy.go): it reads only what does not
-// change while the job runs.
-func (jm *JobMaster) restoreState(ctx context.Context, generation int, latest string) (*restored, error) {
+// change while the job runs, and jg, the graph of the generation.
+func (jm *JobMaster) restoreState(ctx context.Context, jg *graph.JobGraph, generation int, latest string) (*restored, error) {
 	opts := restore.Options{AllowNonRestored: jm.opts.AllowNonRestored}
 	if generation > 0 && jm.cp != nil && latest != "" {
 		// The coordinator's own record of the latest completed checkpoint:
@@ -46,7 +46,7 @@ func (jm *JobMaster) restoreState(ctx context.Context, generation int, latest st
 			return nil, fmt.Errorf("the latest completed checkpoint %s is unreadable, and an older one or a fresh start would repeat the output its completion committed: %w", latest, err)
 		}
 		jm.log.Info("restoring from checkpoint", "id", md.CheckpointID, "location", latest)
-		rs, err := jm.restoreFrom(md, latest, opts)
+		rs, err := jm.restoreFrom(jg, md, latest, opts)
 		if err != nil {
 			return nil, fmt.Errorf("restore the latest completed checkpoint %s: %w", latest, err)
 		}
@@ -76,7 +76,7 @@ func (jm *JobMaster) restoreState(ctx context.Context, generation int, latest st
 		return nil, fmt.Errorf("read savepoint %s: %w", jm.opts.RestoreFrom, err)
 	}
 	jm.log.Info("restoring from savepoint", "id", md.CheckpointID, "location", jm.opts.RestoreFrom)
-	return jm.restoreFrom(md, jm.opts.RestoreFrom, opts)
+	return jm.restoreFrom(jg, md, jm.opts.RestoreFrom, opts)
 }
 
 // restoreStorage is the storage to read a savepoint with: the checkpoint
@@ -102,12 +102,14 @@ func (jm *JobMaster) checkpointStorage() *storage.Storage {
 }
 
 // restoreFrom maps the metadata md of the snapshot at location (a
-// savepoint, or the latest checkpoint) to every subtask: the handles each
-// deployment carries. It reads no state; the tasks do.
-func (jm *JobMaster) restoreFrom(md *storage.Metadata, location string, opts restore.Options) (*restored, error) {
+// savepoint, or the latest checkpoint) to every subtask of jg, the
+// generation's graph (its parallelism may differ from the snapshot's:
+// restore.Assign redistributes the state): the handles each deployment
+// carries. It reads no state; the tasks do.
+func (jm *JobMaster) restoreFrom(jg *graph.JobGraph, md *storage.Metadata, location string, opts restore.Options) (*restored, error) {
 	var targets []restore.Target
 	var vertices []restore.Vertex
-	for _, v := range jm.graph.Vertices {
+	for _, v := range jg.Vertices {
 		rv := restore.Vertex{ID: v.ID, Name: v.Name}
 		for _, n := range v.Chain {
 			targets = append(targets, restore.Target{UID: n.UID, Name: n.Name, Parallelism: v.Parallelism, MaxParallelism: n.MaxParallelism})
@@ -131,7 +133,7 @@ func (jm *JobMaster) restoreFrom(md *storage.Metadata, location string, opts res
 	// registry).
 	reusable := md.Kind == storage.KindCheckpoint && md.JobID == jm.jobID && jm.cp != nil
 	out := &restored{md: md, id: md.CheckpointID, location: location, reusable: reusable, inits: make(map[graph.SubtaskID]taskmanager.Init)}
-	for _, v := range jm.graph.Vertices {
+	for _, v := range jg.Vertices {
 		head := ops[v.Head().UID]
 		for i := 0; i < v.Parallelism; i++ {
 			r := &storage.TaskRestore{CheckpointID: md.CheckpointID, Location: location, Reusable: reusable, ChannelState: head.ChannelState[i]}

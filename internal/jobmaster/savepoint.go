@@ -7,6 +7,7 @@ import (
 
 	"github.com/weir-engine/weir/internal/checkpoint"
 	"github.com/weir-engine/weir/internal/scheduler"
+	"github.com/weir-engine/weir/internal/scheduler/adaptive"
 )
 
 // Savepoints and stop-with-savepoint. A request enters the loop's queue;
@@ -60,6 +61,13 @@ func (jm *JobMaster) requestSavepoint(ctx context.Context, r SavepointRequest) {
 	if jm.sched.Status() != scheduler.Running {
 		r.Reply <- SavepointReply{Err: fmt.Errorf("jobmaster: the job is %s, not RUNNING", jm.sched.Status())}
 		return
+	}
+	if jm.ada != nil && (r.Kind == checkpoint.SavepointTerminate || r.Kind == checkpoint.SavepointDrain) {
+		if st := jm.ada.s.State(); st != "Executing" {
+			r.Reply <- SavepointReply{Err: fmt.Errorf("jobmaster: cannot stop with a savepoint while %s", st)}
+			return
+		}
+		jm.sched.Step(adaptive.StopWithSavepoint{Drain: r.Kind == checkpoint.SavepointDrain, Now: jm.now()})
 	}
 	jm.cp.savepoints.queued = append(jm.cp.savepoints.queued, r)
 	jm.stepCheckpoint(ctx, checkpoint.TriggerRequest{Now: jm.now(), Kind: r.Kind})

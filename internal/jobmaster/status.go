@@ -3,6 +3,7 @@ package jobmaster
 import (
 	"github.com/weir-engine/weir/internal/checkpoint"
 	"github.com/weir-engine/weir/internal/scheduler"
+	"github.com/weir-engine/weir/internal/scheduler/adaptive"
 )
 
 // Status is a snapshot of a running job for other goroutines (the REST
@@ -15,6 +16,13 @@ type Status struct {
 	Vertices    []VertexMetrics
 	// Failure is the latest failure that caused a restart or ended the job.
 	Failure error
+	// Scheduler is the adaptive scheduler's state ("Executing"; "" with
+	// the default scheduler), Parallelism the parallelism of the
+	// generation that runs by vertex, and Rescales its rescale history,
+	// oldest first.
+	Scheduler   string
+	Parallelism map[int]int
+	Rescales    []adaptive.Rescaling
 }
 
 // Status returns the latest published snapshot.
@@ -30,6 +38,9 @@ func (jm *JobMaster) publish() {
 	s := &Status{State: jm.sched.Status(), Generation: jm.sched.Generation(), Vertices: jm.vertexMetrics(), Failure: jm.sched.Failure()}
 	if jm.cp != nil {
 		s.Checkpoints = jm.cp.stats()
+	}
+	if jm.ada != nil {
+		s.Scheduler, s.Parallelism, s.Rescales = jm.ada.s.State(), jm.ada.s.Parallelism(), jm.ada.s.Rescales()
 	}
 	if s.Failure == nil && jm.lastFailure != nil {
 		s.Failure = jm.lastFailure

@@ -244,6 +244,7 @@ func (c *Cluster) jobMasterOptions(o JobOptions) jobmaster.Options {
 	return jobmaster.Options{
 		Restart: o.Restart, Checkpoints: o.Checkpoints, RestoreFrom: o.RestoreFrom,
 		AllowNonRestored: o.AllowNonRestored, Logger: c.log, SlotWait: o.SlotWait, Clock: o.Clock,
+		Scheduler: o.Scheduler, Adaptive: o.Adaptive,
 		Channels: network.Sizing{Credit: o.Credit, Backlog: o.Backlog},
 		RPC:      c.transport, Functions: c.functions, Registered: o.Registered,
 	}

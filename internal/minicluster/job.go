@@ -12,6 +12,7 @@ import (
 	"github.com/weir-engine/weir/internal/resourcemanager"
 	"github.com/weir-engine/weir/internal/rpc/rpcpb"
 	"github.com/weir-engine/weir/internal/scheduler"
+	"github.com/weir-engine/weir/internal/scheduler/adaptive"
 )
 
 // JobOptions configure one job on a cluster.
@@ -36,6 +37,9 @@ type JobOptions struct {
 	// graph is embedded); see jobmaster.Options.Registered. The cluster's
 	// Builder must build it.
 	Registered *rpcpb.RegisteredJob
+	// Scheduler and Adaptive: see jobmaster.Options.
+	Scheduler string
+	Adaptive  adaptive.Options
 }
 
 // Job is a job running on a cluster.
@@ -85,7 +89,7 @@ func (c *Cluster) Submit(ctx context.Context, jobID string, jg *graph.JobGraph, 
 		ended()
 		return failed(jobID, err)
 	}
-	need := slotsNeeded(jg)
+	lo, hi := jm.SlotBounds()
 	// The JobMaster's gateway is served before the declaration, and the
 	// declaration is synchronous: the slots free now are offered through
 	// it and are in the JobMaster's queue before it runs, so a job that
@@ -95,7 +99,7 @@ func (c *Cluster) Submit(ctx context.Context, jobID string, jg *graph.JobGraph, 
 		ended()
 		return failed(jobID, err)
 	}
-	if err := c.rm.call(rmRequest{ev: resourcemanager.DeclareResources{Job: jobID, Min: need, Max: max(need, 1)}, jm: jm.Address()}); err != nil {
+	if err := c.rm.call(rmRequest{ev: resourcemanager.DeclareResources{Job: jobID, Min: lo, Max: max(hi, 1)}, jm: jm.Address()}); err != nil {
 		unserve()
 		ended()
 		return failed(jobID, fmt.Errorf("minicluster: declare the resources of job %s: %w", jobID, err))

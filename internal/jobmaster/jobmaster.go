@@ -128,16 +128,16 @@ type Options struct {
 
 // JobMaster runs one job.
 type JobMaster struct {
-	jobID  string
-	graph  *graph.JobGraph
-	opts   Options
-	sched  jobScheduler
+	jobID string
+	graph *graph.JobGraph
+	opts  Options
+	sched jobScheduler
 	// ada is the adaptive scheduler (nil: the default one runs). base is
 	// the job's graph as submitted; graph is that of the generation
 	// deployed last, at its parallelism (see adaptive.go).
-	ada   *adaptiveScheduler
-	base  *graph.JobGraph
-	gens  generations
+	ada    *adaptiveScheduler
+	base   *graph.JobGraph
+	gens   generations
 	cp     *checkpointing
 	tms    map[string]TaskManager
 	placed map[graph.SubtaskID]string
@@ -174,7 +174,7 @@ type JobMaster struct {
 	// baseFunction names the job's own graph (function may name a
 	// rescaled one).
 	baseFunction *rpcpb.FunctionSpec
-	address  string
+	address      string
 	// unserve stops serving the gateway (nil: not served yet).
 	unserve func()
 }

@@ -127,19 +127,19 @@ func ExampleConnectKeyedBroadcast() {
 	// Output: [cake 900 tea 1100]
 }
 
-type click struct {
+type userEvent struct {
 	User string
 	TS   int64
 }
 
 func ExampleIntervalJoin() {
 	env := weir.NewEnv(weir.WithParallelism(2))
-	ts := weir.WatermarkStrategy[click]{Timestamp: func(c click) int64 { return c.TS }, OutOfOrderness: time.Minute}
-	user := func(c click) string { return c.User }
-	views := weir.KeyBy(weir.AssignTimestampsAndWatermarks(weir.FromSlice(env, []click{{"ann", 1000}, {"bob", 5000}}), ts), user)
-	buys := weir.KeyBy(weir.AssignTimestampsAndWatermarks(weir.FromSlice(env, []click{{"ann", 1500}, {"ann", 9000}, {"bob", 4000}}), ts), user)
+	ts := weir.WatermarkStrategy[userEvent]{Timestamp: func(c userEvent) int64 { return c.TS }, OutOfOrderness: time.Minute}
+	user := func(c userEvent) string { return c.User }
+	views := weir.KeyBy(weir.AssignTimestampsAndWatermarks(weir.FromSlice(env, []userEvent{{"ann", 1000}, {"bob", 5000}}), ts), user)
+	buys := weir.KeyBy(weir.AssignTimestampsAndWatermarks(weir.FromSlice(env, []userEvent{{"ann", 1500}, {"ann", 9000}, {"bob", 4000}}), ts), user)
 	// A buy joins a view of the same user from at most 2 s before it.
-	joined := weir.IntervalJoin(views, buys, 0, 2*time.Second, func(v, b click) (string, error) {
+	joined := weir.IntervalJoin(views, buys, 0, 2*time.Second, func(v, b userEvent) (string, error) {
 		return fmt.Sprintf("%s viewed at %d, bought at %d", v.User, v.TS, b.TS), nil
 	})
 	out, err := weir.Collect(context.Background(), joined)
@@ -181,13 +181,13 @@ func ExampleProcessStream() {
 
 func ExampleWindowCoGroup() {
 	env := weir.NewEnv(weir.WithParallelism(2))
-	ts := weir.WatermarkStrategy[click]{Timestamp: func(c click) int64 { return c.TS }, OutOfOrderness: time.Minute}
-	user := func(c click) string { return c.User }
-	views := weir.KeyBy(weir.AssignTimestampsAndWatermarks(weir.FromSlice(env, []click{{"ann", 1000}, {"ann", 1200}, {"bob", 5000}}), ts), user)
-	buys := weir.KeyBy(weir.AssignTimestampsAndWatermarks(weir.FromSlice(env, []click{{"ann", 1500}}), ts), user)
+	ts := weir.WatermarkStrategy[userEvent]{Timestamp: func(c userEvent) int64 { return c.TS }, OutOfOrderness: time.Minute}
+	user := func(c userEvent) string { return c.User }
+	views := weir.KeyBy(weir.AssignTimestampsAndWatermarks(weir.FromSlice(env, []userEvent{{"ann", 1000}, {"ann", 1200}, {"bob", 5000}}), ts), user)
+	buys := weir.KeyBy(weir.AssignTimestampsAndWatermarks(weir.FromSlice(env, []userEvent{{"ann", 1500}}), ts), user)
 	// Per user and 10 s window: views and buys, also without any buy.
 	grouped := weir.WindowCoGroup(views, buys, weir.TumblingEventTimeWindows(10*time.Second),
-		func(u string, w weir.TimeWindow, vs, bs []click, out weir.Collector[string]) error {
+		func(u string, w weir.TimeWindow, vs, bs []userEvent, out weir.Collector[string]) error {
 			out.Collect(fmt.Sprintf("%s in %v: %d views, %d buys", u, w, len(vs), len(bs)))
 			return nil
 		})

@@ -42,3 +42,7 @@ func registryOf(jobs map[string]JobBuilder) *jobRegistry {
 // WithTaskClock runs the job's tasks on c, a fake processing-time clock
 // that the test advances (state TTL, processing-time timers).
 func WithTaskClock(c clock.Clock) Option { return func(o *Options) { o.taskClock = c } }
+
+// JobGraphOf translates what e's next execution would run, for tests that
+// run it on a session mini-cluster of their own.
+func JobGraphOf(e *Env) (*graph.JobGraph, error) { return e.jobGraph() }

@@ -156,7 +156,11 @@ type JobMaster struct {
 	metrics  map[graph.SubtaskID]taskmanager.Report
 	// status is the snapshot other goroutines read (see status.go);
 	// lastFailure the cause of the latest restart.
-	status      atomic.Pointer[Status]
+	status atomic.Pointer[Status]
+	// changed is closed when the next status is published (nil: no one
+	// waits); see StatusChanged.
+	changedMu   sync.Mutex
+	changed     chan struct{}
 	lastFailure error
 	// enumerators are the split enumerators of the current generation.
 	enumerators map[string]op.Enumerator

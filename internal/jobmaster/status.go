@@ -25,6 +25,19 @@ type Status struct {
 	Rescales    []adaptive.Rescaling
 }
 
+// StatusChanged returns a channel that is closed once a snapshot newer
+// than the one Status returns after this call is published: read it
+// first, then Status, and wait on it while the status is not the one
+// awaited.
+func (jm *JobMaster) StatusChanged() <-chan struct{} {
+	jm.changedMu.Lock()
+	defer jm.changedMu.Unlock()
+	if jm.changed == nil {
+		jm.changed = make(chan struct{})
+	}
+	return jm.changed
+}
+
 // Status returns the latest published snapshot.
 func (jm *JobMaster) Status() Status {
 	if s := jm.status.Load(); s != nil {
@@ -46,4 +59,10 @@ func (jm *JobMaster) publish() {
 		s.Failure = jm.lastFailure
 	}
 	jm.status.Store(s)
+	jm.changedMu.Lock()
+	if jm.changed != nil {
+		close(jm.changed)
+		jm.changed = nil
+	}
+	jm.changedMu.Unlock()
 }

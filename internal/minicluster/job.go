@@ -157,6 +157,30 @@ func (j *Job) Status() jobmaster.Status {
 	return j.jm.Status()
 }
 
+// Await waits until the job's status satisfies cond and returns it, or
+// returns the last status and false once the job ended without it or ctx
+// is done. It wakes at every status the JobMaster publishes: no polling.
+func (j *Job) Await(ctx context.Context, cond func(jobmaster.Status) bool) (jobmaster.Status, bool) {
+	for {
+		var changed <-chan struct{}
+		if j.jm != nil {
+			changed = j.jm.StatusChanged()
+		}
+		st := j.Status()
+		if cond(st) {
+			return st, true
+		}
+		select {
+		case <-changed:
+		case <-j.done:
+			st := j.Status()
+			return st, cond(st)
+		case <-ctx.Done():
+			return st, false
+		}
+	}
+}
+
 // TriggerSavepoint asks the job's JobMaster for a savepoint.
 func (j *Job) TriggerSavepoint(r jobmaster.SavepointRequest) {
 	if j.jm == nil {

@@ -22,26 +22,26 @@ func (l *lastSeen) Open(rc *weir.KeyedRuntimeContext[string]) error {
 	return err
 }
 
-func (l *lastSeen) ProcessElement(ctx *weir.KeyedContext[string, string], v visit) error {
+func (l *lastSeen) ProcessElement(ctx *weir.KeyedContext[string, string], v pageVisit) error {
 	if prev, ok := l.page.Value(); ok {
 		ctx.Collect(fmt.Sprintf("%s: %s -> %s", v.User, prev, v.Page))
 	} else {
-		ctx.Collect(fmt.Sprintf("%s: new visit to %s", v.User, v.Page))
+		ctx.Collect(fmt.Sprintf("%s: new pageVisit to %s", v.User, v.Page))
 	}
 	l.page.Update(v.Page)
 	return nil
 }
 
-type visit struct{ User, Page string }
+type pageVisit struct{ User, Page string }
 
 // A keyed state with a time to live: entries a day old are gone (expiry
 // itself is shown by TestStateTTLAcrossSavepointRescaleAndFailure, which
 // advances a fake clock).
 func ExampleWithStateTTL() {
 	env := weir.NewEnv(weir.WithParallelism(2))
-	visits := weir.FromSlice(env, []visit{{"ann", "/home"}, {"bob", "/docs"}, {"ann", "/pricing"}}).SetParallelism(1)
-	out := weir.Process(weir.KeyBy(visits, func(v visit) string { return v.User }),
-		weir.KeyedProcessFunction[string, visit, string](&lastSeen{}))
+	visits := weir.FromSlice(env, []pageVisit{{"ann", "/home"}, {"bob", "/docs"}, {"ann", "/pricing"}}).SetParallelism(1)
+	out := weir.Process(weir.KeyBy(visits, func(v pageVisit) string { return v.User }),
+		weir.KeyedProcessFunction[string, pageVisit, string](&lastSeen{}))
 	got, err := weir.Collect(context.Background(), out)
 	if err != nil {
 		log.Fatal(err)
@@ -52,6 +52,6 @@ func ExampleWithStateTTL() {
 	}
 	// Output:
 	// ann: /home -> /pricing
-	// ann: new visit to /home
-	// bob: new visit to /docs
+	// ann: new pageVisit to /home
+	// bob: new pageVisit to /docs
 }

@@ -26,7 +26,7 @@ func (l *lastSeen) ProcessElement(ctx *weir.KeyedContext[string, string], v page
 	if prev, ok := l.page.Value(); ok {
 		ctx.Collect(fmt.Sprintf("%s: %s -> %s", v.User, prev, v.Page))
 	} else {
-		ctx.Collect(fmt.Sprintf("%s: new pageVisit to %s", v.User, v.Page))
+		ctx.Collect(fmt.Sprintf("%s: new visit to %s", v.User, v.Page))
 	}
 	l.page.Update(v.Page)
 	return nil
@@ -52,6 +52,6 @@ func ExampleWithStateTTL() {
 	}
 	// Output:
 	// ann: /home -> /pricing
-	// ann: new pageVisit to /home
-	// bob: new pageVisit to /docs
+	// ann: new visit to /home
+	// bob: new visit to /docs
 }

@@ -50,22 +50,20 @@ func (c *unionCounter) Finish() error {
 // the last one finished, the final checkpoint completes and the job ends
 // (without a restart, given enough tolerable checkpoint failures).
 func TestUnionListStateWithFinishedSubtasks(t *testing.T) {
-	// Known problem, outside operator state: once subtask 0 finished, the
-	// JobMaster triggers the next checkpoint as soon as the previous one
-	// was declined (about 6,000 a second here, each declined by the
-	// union-list rule), and subtask 1 never gets to finish; without a
-	// tolerance the first decline fails the job over instead. Remove the
-	// skip when a declined checkpoint waits for the next period.
-	t.Skip("a declined checkpoint is re-triggered at once, in a loop (see the comment)")
+	// Known problem: declines are no longer counted failures and no longer
+	// re-triggered at once (checkpoint.ErrNotReady), but the job still
+	// does not end once subtask 1 finishes: its final checkpoint never
+	// completes. Remove the skip when it does.
+	t.Skip("the final checkpoint does not complete after a union-list decline (see the comment)")
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	logs := &lockedBuffer{}
 	var stop atomic.Int64
 	stop.Store(10)
 	env := weir.NewEnv(weir.WithParallelism(2), weir.WithLogger(slog.New(slog.NewTextHandler(logs, nil))),
-		// Every declined checkpoint counts as a failed one: without a
-		// tolerance the first would fail the job.
-		weir.WithCheckpointing(weir.CheckpointConfig{Interval: 5 * time.Millisecond, TolerableFailures: 1 << 20}))
+		// No tolerance: a declined checkpoint is not a failure that
+		// counts (checkpoint.ErrNotReady).
+		weir.WithCheckpointing(weir.CheckpointConfig{Interval: 5 * time.Millisecond}))
 	// Subtask 0 reads 10 elements and finishes; subtask 1 reads below
 	// stop, which the test moves on.
 	src := weir.FromSplits(env, weir.SplitSource[int64, intsSplit]{

@@ -67,6 +67,12 @@ func (c *Coordinator) fail(p *pending, reason error, notify bool) {
 		}
 	}
 	c.emit(Failed{ID: p.id, Kind: p.kind, Reason: reason})
+	if p.cause == CauseRegionEndOfData || (p.cause == CauseEndOfData && errors.Is(reason, ErrNotReady)) {
+		// Not at once again: the other regions run on, or the tasks are
+		// not ready (a final checkpoint that failed otherwise is retried
+		// at once, to let the job end).
+		c.decider.endOfDataFailed(c.now, c.opts.Interval)
+	}
 	if c.failures.failed(p.id, p.kind, reason) {
 		c.emit(JobFailure{Reason: fmt.Errorf("%w (tolerated %d); the last: %w", ErrTolerableExceeded, c.opts.TolerableFailures, reason)})
 	}

@@ -190,6 +190,9 @@ func (h *harness) run(t *testing.T, d *datadriven.TestData) string {
 			d.ScanArgs(t, "err", &e)
 			ev.Err = errors.New(e)
 		}
+		if d.HasArg("not-ready") {
+			ev.Err = fmt.Errorf("%w: union list state with finished subtasks", ErrNotReady)
+		}
 		return h.step(ev)
 	case "restart":
 		var fin []graph.SubtaskID

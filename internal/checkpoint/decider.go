@@ -14,7 +14,9 @@ import "time"
 //     checkpoint triggered after the last EndOfData is pending or
 //     completed, trigger one now, in a free slot, ignoring the interval and
 //     the min pause. If only some pipelined regions are in that state,
-//     trigger one for them too, but only once the min pause allows.
+//     trigger one for them too, but only once the min pause allows. After
+//     such a region's checkpoint failed, or any that the tasks were not
+//     ready for (ErrNotReady), the next waits one interval.
 //  4. Periodic: once the interval is due, in a free slot, when the min
 //     pause since the last completion has passed.
 //
@@ -27,6 +29,11 @@ type decider struct {
 	nextPeriodic time.Time
 	queued       int  // checkpoint requests waiting for a free slot
 	stopped      bool // a stop-with-savepoint completed
+	// eodRetry holds rule 3 back after an end-of-data checkpoint failed:
+	// without it a checkpoint the tasks are not ready for (FLIP-147's
+	// union list state with some subtasks finished) was triggered again
+	// at once, thousands of times a second.
+	eodRetry time.Time
 }
 
 func (d *decider) start(now time.Time, interval time.Duration) {
@@ -36,6 +43,13 @@ func (d *decider) start(now time.Time, interval time.Duration) {
 func (d *decider) restart(now time.Time, interval time.Duration) {
 	d.nextPeriodic = now.Add(interval)
 	d.stopped = false
+	d.eodRetry = time.Time{}
+}
+
+// endOfDataFailed holds end-of-data triggers back for one interval after
+// one of them failed.
+func (d *decider) endOfDataFailed(now time.Time, interval time.Duration) {
+	d.eodRetry = now.Add(interval)
 }
 
 // periodicDone moves the periodic schedule past now after a periodic
@@ -102,7 +116,7 @@ func (c *Coordinator) maybeTrigger() {
 		return
 	}
 	triggered := false
-	if cause, ok := c.endOfDataDue(); ok && c.slotFree() && (cause == CauseEndOfData || c.minPauseOver()) {
+	if cause, ok := c.endOfDataDue(); ok && c.slotFree() && !c.now.Before(c.decider.eodRetry) && (cause == CauseEndOfData || c.minPauseOver()) {
 		triggered = c.trigger(Checkpoint, cause)
 	}
 	if c.now.Before(c.decider.nextPeriodic) {
@@ -189,8 +203,12 @@ func (c *Coordinator) reschedule() {
 				next = end
 			}
 			earliest(next)
-			if cause, ok := c.endOfDataDue(); ok && cause == CauseRegionEndOfData {
-				earliest(c.minPauseEnd())
+			if cause, ok := c.endOfDataDue(); ok {
+				end := c.decider.eodRetry
+				if cause == CauseRegionEndOfData && c.minPauseEnd().After(end) {
+					end = c.minPauseEnd()
+				}
+				earliest(end)
 			}
 		}
 	}

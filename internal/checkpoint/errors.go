@@ -20,6 +20,13 @@ var (
 	// a race of finishing tasks with the trigger, which the next checkpoint,
 	// planned without the task, does not have (FLIP-147).
 	ErrTaskFinished = errors.New("checkpoint: a task finished before acknowledging")
+	// ErrNotReady: the tasks are not in a state the checkpoint can capture
+	// (FLIP-147: an operator with union list state has some subtasks
+	// finished and some running, so the finished ones' entries would be
+	// missing from every subtask's union). Persisted.Err wraps it. Not
+	// counted: it passes once the other subtasks finish too, and the
+	// final checkpoint then completes.
+	ErrNotReady = errors.New("checkpoint: tasks not ready")
 	// ErrSubsumed: a later checkpoint completed first. Not counted.
 	ErrSubsumed = errors.New("checkpoint: subsumed by a later completed checkpoint")
 	// ErrFailover: the tasks were restarted. Not counted.

@@ -1,6 +1,7 @@
 package checkpoint
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/weir-engine/weir/internal/graph"
@@ -131,6 +132,10 @@ func (c *Coordinator) onPersisted(ev Persisted) {
 		return
 	}
 	if ev.Err != nil {
+		if errors.Is(ev.Err, ErrNotReady) {
+			c.fail(p, ev.Err, true)
+			return
+		}
 		c.fail(p, fmt.Errorf("%w: %w", ErrPersistFailed, ev.Err), true)
 		return
 	}

@@ -527,8 +527,8 @@ func unionWithFinished(md *storage.Metadata) error {
 			}
 		}
 		if union && finished > 0 && finished < len(o.Subtasks) {
-			return fmt.Errorf("checkpoint %d declined: operator %q has union list state and %d of its %d subtasks finished",
-				md.CheckpointID, o.Name, finished, len(o.Subtasks))
+			return fmt.Errorf("%w: checkpoint %d declined: operator %q has union list state and %d of its %d subtasks finished",
+				checkpoint.ErrNotReady, md.CheckpointID, o.Name, finished, len(o.Subtasks))
 		}
 	}
 	return nil

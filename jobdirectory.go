@@ -55,18 +55,7 @@ func (d *jobDirectory) Job(id string) (rest.JobInfo, error) {
 	if err != nil {
 		return rest.JobInfo{}, err
 	}
-	s := c.job.Status()
-	info := rest.JobInfo{
-		ID: id, Name: c.Name(), State: string(s.State), Start: c.StartTime(), End: c.job.EndTime(),
-		Checkpoints: s.Checkpoints,
-	}
-	if s.Failure != nil {
-		info.Failure = s.Failure.Error()
-	}
-	for _, v := range s.Vertices {
-		info.Vertices = append(info.Vertices, rest.VertexInfo{ID: v.ID, Name: v.Name, Parallelism: v.Parallelism, RecordsIn: v.RecordsIn, RecordsOut: v.RecordsOut})
-	}
-	return info, nil
+	return jobInfo(c, c.job.Status()), nil
 }
 
 // Cancel implements rest.Dispatcher.

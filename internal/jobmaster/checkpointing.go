@@ -111,13 +111,17 @@ type checkpointing struct {
 	latestSize     int64
 	latestUploaded int64
 	uploadedTotal  int64
+	// history is what the REST API shows of the latest checkpoints.
+	history history
 }
 
 // stats returns the checkpoint statistics of the job.
 func (cp *checkpointing) stats() checkpoint.Stats {
-	return checkpoint.Stats{Completed: cp.completed, Failed: cp.failed, Latest: cp.latest, LatestID: cp.latestID,
+	s := checkpoint.Stats{Completed: cp.completed, Failed: cp.failed, Latest: cp.latest, LatestID: cp.latestID,
 		LatestDuration: cp.latestDuration, LatestSize: cp.latestSize, LatestUploaded: cp.latestUploaded,
 		UploadedTotal: cp.uploadedTotal}
+	cp.history.fill(&s)
+	return s
 }
 
 // measure returns the bytes of state md references and the bytes written
@@ -332,6 +336,7 @@ func (jm *JobMaster) performCheckpoint(ctx context.Context, action checkpoint.Ac
 			return
 		}
 		cp.started[a.ID] = jm.clock.Now()
+		cp.history.triggered(a.ID, a.Kind, cp.started[a.ID], jm.subtaskCount())
 		if a.Kind.IsSavepoint() {
 			// A savepoint's directory may be in another store, which
 			// creating its writer opens: off the loop.
@@ -377,6 +382,7 @@ func (jm *JobMaster) performCheckpoint(ctx context.Context, action checkpoint.Ac
 		defer delete(cp.started, a.ID)
 		defer delete(cp.sizes, a.ID)
 		jm.log.Info("checkpoint completed", "id", a.ID, "kind", a.Kind, "location", a.Location)
+		cp.history.completed(a.ID, jm.clock.Now(), cp.sizes[a.ID], a.Location)
 		cp.savepointEnded(a.ID, a.Kind, a.Location, nil)
 		if a.Kind.IsSavepoint() {
 			// Savepoints belong to the user: never discarded, not the
@@ -399,6 +405,7 @@ func (jm *JobMaster) performCheckpoint(ctx context.Context, action checkpoint.Ac
 		}
 	case checkpoint.Failed:
 		if a.ID > 0 {
+			cp.history.failed(a.ID, jm.clock.Now(), a.Reason)
 			delete(cp.coordinators, a.ID)
 			delete(cp.started, a.ID)
 			delete(cp.sizes, a.ID)

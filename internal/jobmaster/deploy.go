@@ -130,6 +130,7 @@ func (jm *JobMaster) submit(ctx context.Context, a scheduler.Deploy, rs *restore
 			jm.cp.registry.RegisterMetadata(rs.md)
 		}
 		jm.cp.coord.RestoredFrom(rs.id)
+		jm.cp.history.restoredFrom(rs.id, rs.md.Kind == storage.KindSavepoint, rs.location, jm.clock.Now())
 	}
 	if jm.cp != nil && (a.Generation > 0 || jm.ada != nil) {
 		var finished []graph.SubtaskID

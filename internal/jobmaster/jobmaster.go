@@ -67,6 +67,8 @@ type VertexMetrics struct {
 	Name                  string
 	Parallelism           int
 	RecordsIn, RecordsOut int64
+	// MaxParallelism is the vertex's number of key groups.
+	MaxParallelism int
 }
 
 // Result is how a job ended.
@@ -154,6 +156,8 @@ type JobMaster struct {
 	wg       sync.WaitGroup
 	restarts int
 	metrics  map[graph.SubtaskID]taskmanager.Report
+	// obs is what the JobMaster observes for Status (observe.go).
+	obs observed
 	// status is the snapshot other goroutines read (see status.go);
 	// lastFailure the cause of the latest restart.
 	status atomic.Pointer[Status]
@@ -287,6 +291,9 @@ func (jm *JobMaster) handle(ctx context.Context, ev any) {
 	case taskmanager.Report:
 		// The JobMaster's clock, not the TaskManager's, times the job.
 		e.Now = now
+		if jm.observeReport(e, gen) {
+			return
+		}
 		if e.Generation == gen {
 			jm.metrics[e.ID] = e
 			if e.State == scheduler.ExecFinished {
@@ -312,6 +319,9 @@ func (jm *JobMaster) handle(ctx context.Context, ev any) {
 			jm.acknowledged(e.id, e.state)
 		}
 		if e.attempt == gen {
+			if jm.cp != nil {
+				jm.cp.history.acked(e.id, now)
+			}
 			jm.stepCheckpoint(ctx, checkpoint.Ack{ID: e.id, Task: e.task, State: e.state.Operators, Now: now})
 		}
 	case declineEvent:
@@ -367,7 +377,7 @@ func (jm *JobMaster) taskKey(id graph.SubtaskID) *rpcpb.TaskKey {
 func (jm *JobMaster) vertexMetrics() []VertexMetrics {
 	out := make([]VertexMetrics, len(jm.graph.Vertices))
 	for i, v := range jm.graph.Vertices {
-		out[i] = VertexMetrics{ID: v.ID, Name: v.Name, Parallelism: v.Parallelism}
+		out[i] = VertexMetrics{ID: v.ID, Name: v.Name, Parallelism: v.Parallelism, MaxParallelism: v.MaxParallelism}
 	}
 	for id, r := range jm.metrics {
 		out[id.Vertex].RecordsIn += r.RecordsIn

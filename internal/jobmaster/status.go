@@ -1,6 +1,8 @@
 package jobmaster
 
 import (
+	"time"
+
 	"github.com/weir-engine/weir/internal/checkpoint"
 	"github.com/weir-engine/weir/internal/scheduler"
 	"github.com/weir-engine/weir/internal/scheduler/adaptive"
@@ -23,6 +25,14 @@ type Status struct {
 	Scheduler   string
 	Parallelism map[int]int
 	Rescales    []adaptive.Rescaling
+	// Subtasks are the counters of the subtasks (observe.go); Timestamps
+	// say when the job first entered each state; Restarts counts its
+	// restarts.
+	Subtasks   []SubtaskMetrics
+	Timestamps map[scheduler.JobStatus]time.Time
+	Restarts   int
+	// Exceptions are the latest failures of subtasks, newest first.
+	Exceptions []Exception
 }
 
 // StatusChanged returns a channel that is closed once a snapshot newer
@@ -55,6 +65,7 @@ func (jm *JobMaster) publish() {
 	if jm.ada != nil {
 		s.Scheduler, s.Parallelism, s.Rescales = jm.ada.s.State(), jm.ada.s.Parallelism(), jm.ada.s.Rescales()
 	}
+	jm.observe(s)
 	if s.Failure == nil && jm.lastFailure != nil {
 		s.Failure = jm.lastFailure
 	}

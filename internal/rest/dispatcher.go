@@ -67,6 +67,38 @@ type JobInfo struct {
 	Checkpoints checkpoint.Stats
 	// Failure is the root cause of a failed job.
 	Failure string
+	// Timestamps say when the job first entered each of Flink's job
+	// states (by name); Restarts counts its restarts; MaxParallelism is
+	// the largest of its vertices' (0: unknown).
+	Timestamps     map[string]time.Time
+	Restarts       int
+	MaxParallelism int
+	// Exceptions are the latest failures of its subtasks, newest first.
+	Exceptions []ExceptionInfo
+	// CheckpointConfig is how the job checkpoints (nil: it does not).
+	CheckpointConfig *CheckpointConfig
+}
+
+// ExceptionInfo is a subtask's failure.
+type ExceptionInfo struct {
+	Message string
+	At      time.Time
+	// Task names the subtask as Flink does: "name (i/n)".
+	Task string
+}
+
+// CheckpointConfig is a job's checkpoint configuration.
+type CheckpointConfig struct {
+	Interval, Timeout, MinPause time.Duration
+	MaxConcurrent               int
+	TolerableFailures           int
+	Unaligned                   bool
+	// AfterTasksFinish: checkpoints go on after some tasks finished
+	// (FLIP-147).
+	AfterTasksFinish bool
+	// StateBackend and Storage name the state backend and the checkpoint
+	// storage's location.
+	StateBackend, Storage string
 }
 
 // VertexInfo is one job vertex.
@@ -80,4 +112,19 @@ type VertexInfo struct {
 	// SCHEDULED, DEPLOYING, INITIALIZING, RUNNING, FINISHED, CANCELING,
 	// CANCELED, FAILED); "" derives it from the job's state.
 	Status string
+	// MaxParallelism is its number of key groups (0: unknown).
+	MaxParallelism int
+	// Subtasks are its subtasks' counters, when known.
+	Subtasks []SubtaskInfo
+}
+
+// SubtaskInfo is one subtask of a vertex.
+type SubtaskInfo struct {
+	Index int
+	// Status is its execution state; Since when it entered it.
+	Status                string
+	Since                 time.Time
+	RecordsIn, RecordsOut int64
+	// RecordsInPerSecond and RecordsOutPerSecond are its recent rates.
+	RecordsInPerSecond, RecordsOutPerSecond float64
 }

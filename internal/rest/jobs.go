@@ -79,15 +79,18 @@ func (s *Server) jobDetails(r *http.Request) (int, any, error) {
 	d := api.JobDetails{
 		JID: j.ID, Name: j.Name, State: j.State,
 		StartTime: millis(j.Start), EndTime: millis(j.End), Duration: duration(j, now),
-		MaxParallelism: -1, Now: now.UnixMilli(),
+		MaxParallelism: maxParallelism(j.MaxParallelism), Now: now.UnixMilli(),
 		Timestamps:   make(map[string]int64, len(jobStates)),
 		Vertices:     []api.VertexDetails{},
 		StatusCounts: make(map[string]int, len(executionStates)),
 	}
-	// Weir keeps only the start and the end: CREATED is the start, the
-	// terminal state the end, every other state 0 (Flink's "not reached").
+	// A state the job never entered is 0 (Flink's "not reached"); CREATED
+	// is the start, a terminal state the end.
 	for _, st := range jobStates {
 		d.Timestamps[st] = 0
+	}
+	for st, at := range j.Timestamps {
+		d.Timestamps[st] = max(millis(at), 0)
 	}
 	d.Timestamps["CREATED"] = max(d.StartTime, 0)
 	if terminal(j.State) {
@@ -105,7 +108,7 @@ func (s *Server) jobDetails(r *http.Request) (int, any, error) {
 		}
 		tasks[status] += v.Parallelism
 		d.Vertices = append(d.Vertices, api.VertexDetails{
-			ID: vertexID(v.ID), Name: v.Name, MaxParallelism: -1, Parallelism: v.Parallelism,
+			ID: vertexID(v.ID), Name: v.Name, MaxParallelism: maxParallelism(v.MaxParallelism), Parallelism: v.Parallelism,
 			Status:    status,
 			StartTime: d.StartTime, EndTime: d.EndTime, Duration: d.Duration,
 			Tasks: tasks,
@@ -118,29 +121,13 @@ func (s *Server) jobDetails(r *http.Request) (int, any, error) {
 	return http.StatusOK, d, nil
 }
 
-// checkpoints is GET /jobs/:jobid/checkpoints.
-func (s *Server) checkpoints(r *http.Request) (int, any, error) {
+// jobStatus is GET /jobs/:jobid/status.
+func (s *Server) jobStatus(r *http.Request) (int, any, error) {
 	j, err := s.job(r)
 	if err != nil {
 		return 0, nil, err
 	}
-	c := j.Checkpoints
-	out := api.CheckpointingStatistics{
-		Counts: api.CheckpointCounts{
-			Total: c.Completed + c.Failed, Completed: c.Completed, Failed: c.Failed,
-		},
-		History: []api.CompletedCheckpoint{},
-	}
-	if c.Latest != "" {
-		latest := api.CompletedCheckpoint{
-			Class: "completed", ID: c.LatestID, Status: "COMPLETED",
-			CheckpointType: "CHECKPOINT", ExternalPath: c.Latest,
-			EndToEndDuration: c.LatestDuration.Milliseconds(), StateSize: c.LatestSize, CheckpointedSize: c.LatestUploaded,
-		}
-		out.Latest.Completed = &latest
-		out.History = append(out.History, latest)
-	}
-	return http.StatusOK, out, nil
+	return http.StatusOK, api.JobStatus{Status: j.State}, nil
 }
 
 // exceptions is GET /jobs/:jobid/exceptions.
@@ -159,8 +146,19 @@ func (s *Server) exceptions(r *http.Request) (int, any, error) {
 			at = s.opts.Clock.Now().UnixMilli()
 		}
 		out.RootException, out.Timestamp = &j.Failure, &at
+	}
+	for _, x := range j.Exceptions {
+		task := x.Task
 		out.ExceptionHistory.Entries = append(out.ExceptionHistory.Entries, api.RootException{
-			ExceptionName: "error", Stacktrace: j.Failure, Timestamp: at,
+			ExceptionName: "error", Stacktrace: x.Message, Timestamp: millis(x.At), TaskName: &task,
+			FailureLabels: map[string]string{}, ConcurrentExceptions: []struct{}{},
+		})
+	}
+	if len(out.ExceptionHistory.Entries) == 0 && j.Failure != "" {
+		// A failure no subtask reported (the job's own, such as too few
+		// slots): an entry without a task.
+		out.ExceptionHistory.Entries = append(out.ExceptionHistory.Entries, api.RootException{
+			ExceptionName: "error", Stacktrace: j.Failure, Timestamp: *out.Timestamp,
 			FailureLabels: map[string]string{}, ConcurrentExceptions: []struct{}{},
 		})
 	}
@@ -206,4 +204,12 @@ func jobError(id string, err error) error {
 		return newError(errNotFound, "job %s not found", id)
 	}
 	return fmt.Errorf("job %s: %w", id, err)
+}
+
+// maxParallelism is a max parallelism as Flink writes it: -1 when unknown.
+func maxParallelism(n int) int {
+	if n <= 0 {
+		return -1
+	}
+	return n
 }

@@ -24,15 +24,18 @@ type methods map[string]endpoint
 func (s *Server) routes() http.Handler {
 	mux := http.NewServeMux()
 	for pattern, m := range map[string]methods{
-		"/overview":                            {http.MethodGet: s.overview},
-		"/jobs":                                {http.MethodGet: s.jobIDs},
-		"/jobs/overview":                       {http.MethodGet: s.jobsOverview},
-		"/jobs/{jobid}":                        {http.MethodGet: s.jobDetails, http.MethodPatch: s.cancelJob},
-		"/jobs/{jobid}/checkpoints":            {http.MethodGet: s.checkpoints},
-		"/jobs/{jobid}/exceptions":             {http.MethodGet: s.exceptions},
-		"/jobs/{jobid}/savepoints":             {http.MethodPost: s.triggerSavepoint},
-		"/jobs/{jobid}/savepoints/{triggerid}": {http.MethodGet: s.savepointStatus},
-		"/jobs/{jobid}/stop":                   {http.MethodPost: s.triggerStop},
+		"/overview":                        {http.MethodGet: s.overview},
+		"/jobs":                            {http.MethodGet: s.jobIDs},
+		"/jobs/overview":                   {http.MethodGet: s.jobsOverview},
+		"/jobs/{jobid}":                    {http.MethodGet: s.jobDetails, http.MethodPatch: s.cancelJob},
+		"/jobs/{jobid}/checkpoints":        {http.MethodGet: s.checkpoints},
+		"/jobs/{jobid}/checkpoints/config": {http.MethodGet: s.checkpointConfig},
+		"/jobs/{jobid}/checkpoints/details/{checkpointid}": {http.MethodGet: s.checkpointDetails},
+		"/jobs/{jobid}/status":                             {http.MethodGet: s.jobStatus},
+		"/jobs/{jobid}/exceptions":                         {http.MethodGet: s.exceptions},
+		"/jobs/{jobid}/savepoints":                         {http.MethodPost: s.triggerSavepoint},
+		"/jobs/{jobid}/savepoints/{triggerid}":             {http.MethodGet: s.savepointStatus},
+		"/jobs/{jobid}/stop":                               {http.MethodPost: s.triggerStop},
 	} {
 		mux.Handle(pattern, s.dispatch(m))
 	}

@@ -105,6 +105,9 @@ type TaskManager struct {
 		sync.Mutex
 		running map[taskKey]*runningTask
 		closed  bool
+		// metricsInterval paces the periodic counter reports (reports.go).
+		metricsInterval    time.Duration
+		metricsIntervalSet bool
 	}
 	wg sync.WaitGroup
 }
@@ -199,6 +202,7 @@ func (tm *TaskManager) Submit(d Deployment) error {
 		tm.buffers.Recycle(buffers)
 		return refused
 	}
+	reports := &reporter{send: d.Report, task: t, id: d.ID, generation: d.Generation}
 	tm.mu.running[key] = &runningTask{cancel: cancel, task: t}
 	tm.wg.Add(1)
 	tm.mu.Unlock()
@@ -206,14 +210,15 @@ func (tm *TaskManager) Submit(d Deployment) error {
 	go func() {
 		defer tm.wg.Done()
 		defer cancel()
-		report := func(st scheduler.ExecutionState, err error) {
-			d.Report(Report{
-				TaskState: scheduler.TaskState{ID: d.ID, Generation: d.Generation, State: st, Err: err, Now: time.Now()},
-				RecordsIn: t.Metrics.RecordsIn.Load(), RecordsOut: t.Metrics.RecordsOut.Load(),
-				LastSnapshot: t.Metrics.LastSnapshot.Load(),
-			})
-		}
-		err := t.Run(ctx, func() { report(scheduler.ExecRunning, nil) })
+		report := reports.stateChange
+		err := t.Run(ctx, func() {
+			report(scheduler.ExecRunning, nil)
+			tm.wg.Add(1)
+			go func() {
+				defer tm.wg.Done()
+				reports.periodically(ctx, tm.MetricsInterval())
+			}()
+		})
 		state := scheduler.ExecFailed
 		switch {
 		case err == nil:

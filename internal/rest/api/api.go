@@ -29,6 +29,11 @@ type JobIDWithStatus struct {
 	Status string `json:"status"`
 }
 
+// JobStatus is Flink's JobStatusInfo (GET /jobs/:jobid/status).
+type JobStatus struct {
+	Status string `json:"status"`
+}
+
 // MultipleJobsDetails is Flink's MultipleJobsDetails (GET /jobs/overview).
 type MultipleJobsDetails struct {
 	Jobs []JobOverview `json:"jobs"`
@@ -91,11 +96,12 @@ type IOMetrics struct {
 }
 
 // CheckpointingStatistics is Flink's CheckpointingStatistics (GET
-// /jobs/:jobid/checkpoints), without the summary Weir does not measure.
+// /jobs/:jobid/checkpoints).
 type CheckpointingStatistics struct {
-	Counts  CheckpointCounts      `json:"counts"`
-	Latest  LatestCheckpoints     `json:"latest"`
-	History []CompletedCheckpoint `json:"history"`
+	Counts  CheckpointCounts       `json:"counts"`
+	Summary CheckpointSummary      `json:"summary"`
+	Latest  LatestCheckpoints      `json:"latest"`
+	History []CheckpointStatistics `json:"history"`
 }
 
 // CheckpointCounts is Flink's CheckpointingStatistics.Counts.
@@ -107,29 +113,100 @@ type CheckpointCounts struct {
 	Failed     int `json:"failed"`
 }
 
-// LatestCheckpoints is Flink's LatestCheckpoints; what is unknown is null.
-type LatestCheckpoints struct {
-	Completed *CompletedCheckpoint `json:"completed"`
-	Savepoint *CompletedCheckpoint `json:"savepoint"`
-	Failed    *struct{}            `json:"failed"`
-	Restored  *struct{}            `json:"restored"`
+// CheckpointSummary is Flink's CheckpointingStatistics.Summary: the
+// distribution of each measure over the completed checkpoints that are
+// still in the history.
+type CheckpointSummary struct {
+	CheckpointedSize  StatsSummary `json:"checkpointed_size"`
+	StateSize         StatsSummary `json:"state_size"`
+	EndToEndDuration  StatsSummary `json:"end_to_end_duration"`
+	AlignmentBuffered StatsSummary `json:"alignment_buffered"`
+	ProcessedData     StatsSummary `json:"processed_data"`
+	PersistedData     StatsSummary `json:"persisted_data"`
 }
 
-// CompletedCheckpoint is Flink's CompletedCheckpointStatistics, with its
-// type discriminator "@class".
-type CompletedCheckpoint struct {
-	Class          string `json:"@class"`
-	ID             int64  `json:"id"`
-	Status         string `json:"status"`
-	IsSavepoint    bool   `json:"is_savepoint"`
-	CheckpointType string `json:"checkpoint_type"`
-	ExternalPath   string `json:"external_path"`
-	Discarded      bool   `json:"discarded"`
-	// EndToEndDuration is in milliseconds; StateSize and CheckpointedSize
-	// in bytes (the full state, and what this checkpoint wrote).
-	EndToEndDuration int64 `json:"end_to_end_duration"`
-	StateSize        int64 `json:"state_size"`
-	CheckpointedSize int64 `json:"checkpointed_size"`
+// StatsSummary is Flink's StatsSummaryDto.
+type StatsSummary struct {
+	Min  int64   `json:"min"`
+	Max  int64   `json:"max"`
+	Avg  int64   `json:"avg"`
+	P50  float64 `json:"p50"`
+	P90  float64 `json:"p90"`
+	P95  float64 `json:"p95"`
+	P99  float64 `json:"p99"`
+	P999 float64 `json:"p999"`
+}
+
+// LatestCheckpoints is Flink's LatestCheckpoints; what is unknown is null.
+type LatestCheckpoints struct {
+	Completed *CheckpointStatistics         `json:"completed"`
+	Savepoint *CheckpointStatistics         `json:"savepoint"`
+	Failed    *CheckpointStatistics         `json:"failed"`
+	Restored  *RestoredCheckpointStatistics `json:"restored"`
+}
+
+// RestoredCheckpointStatistics is Flink's RestoredCheckpointStatistics.
+type RestoredCheckpointStatistics struct {
+	ID               int64  `json:"id"`
+	RestoreTimestamp int64  `json:"restore_timestamp"`
+	IsSavepoint      bool   `json:"is_savepoint"`
+	ExternalPath     string `json:"external_path"`
+}
+
+// CheckpointStatistics is Flink's CheckpointStatistics with its type
+// discriminator "@class" (completed, failed, in_progress): an entry of
+// the history, a latest one, and GET
+// /jobs/:jobid/checkpoints/details/:checkpointid. Sizes are in bytes,
+// times in milliseconds since the epoch, durations in milliseconds.
+type CheckpointStatistics struct {
+	Class                   string  `json:"@class"`
+	ID                      int64   `json:"id"`
+	Status                  string  `json:"status"`
+	IsSavepoint             bool    `json:"is_savepoint"`
+	SavepointFormat         *string `json:"savepointFormat"`
+	TriggerTimestamp        int64   `json:"trigger_timestamp"`
+	LatestAckTimestamp      int64   `json:"latest_ack_timestamp"`
+	CheckpointedSize        int64   `json:"checkpointed_size"`
+	StateSize               int64   `json:"state_size"`
+	EndToEndDuration        int64   `json:"end_to_end_duration"`
+	AlignmentBuffered       int64   `json:"alignment_buffered"`
+	ProcessedData           int64   `json:"processed_data"`
+	PersistedData           int64   `json:"persisted_data"`
+	NumSubtasks             int     `json:"num_subtasks"`
+	NumAcknowledgedSubtasks int     `json:"num_acknowledged_subtasks"`
+	CheckpointType          string  `json:"checkpoint_type"`
+	// Tasks holds per-vertex statistics by vertex id; Weir does not keep
+	// them per vertex, so it is empty.
+	Tasks map[string]struct{} `json:"tasks"`
+	// ExternalPath and Discarded are those of a completed one.
+	ExternalPath string `json:"external_path,omitempty"`
+	Discarded    bool   `json:"discarded"`
+	// FailureTimestamp and FailureMessage are those of a failed one.
+	FailureTimestamp int64  `json:"failure_timestamp,omitempty"`
+	FailureMessage   string `json:"failure_message,omitempty"`
+}
+
+// CheckpointConfig is Flink's CheckpointConfigInfo (GET
+// /jobs/:jobid/checkpoints/config).
+type CheckpointConfig struct {
+	Mode                        string                    `json:"mode"`
+	Interval                    int64                     `json:"interval"`
+	Timeout                     int64                     `json:"timeout"`
+	MinPause                    int64                     `json:"min_pause"`
+	MaxConcurrent               int                       `json:"max_concurrent"`
+	Externalization             CheckpointExternalization `json:"externalization"`
+	StateBackend                string                    `json:"state_backend"`
+	CheckpointStorage           string                    `json:"checkpoint_storage"`
+	UnalignedCheckpoints        bool                      `json:"unaligned_checkpoints"`
+	TolerableFailedCheckpoints  int                       `json:"tolerable_failed_checkpoints"`
+	AlignedCheckpointTimeout    int64                     `json:"aligned_checkpoint_timeout"`
+	CheckpointsAfterTasksFinish bool                      `json:"checkpoints_after_tasks_finish"`
+}
+
+// CheckpointExternalization is Flink's ExternalizedCheckpointInfo.
+type CheckpointExternalization struct {
+	Enabled              bool `json:"enabled"`
+	DeleteOnCancellation bool `json:"delete_on_cancellation"`
 }
 
 // JobExceptions is Flink's JobExceptionsInfoWithHistory (GET
@@ -156,6 +233,8 @@ type RootException struct {
 	Stacktrace           string            `json:"stacktrace"`
 	Timestamp            int64             `json:"timestamp"`
 	TaskName             *string           `json:"taskName"`
+	Endpoint             *string           `json:"endpoint"`
+	TaskManagerID        *string           `json:"taskManagerId"`
 	FailureLabels        map[string]string `json:"failureLabels"`
 	ConcurrentExceptions []struct{}        `json:"concurrentExceptions"`
 }

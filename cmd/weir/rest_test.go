@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -10,6 +11,8 @@ import (
 	"regexp"
 	"testing"
 	"time"
+
+	"github.com/prometheus/common/expfmt"
 
 	"github.com/weir-engine/weir/internal/rest/api"
 )
@@ -273,4 +276,43 @@ func sameShape(at string, want, got any) []string {
 		return []string{fmt.Sprintf("%s: %T %v, want a %T", at, got, got, want)}
 	}
 	return nil
+}
+
+// sourceRecordsOut is the sum over the source's subtasks of
+// flink_taskmanager_job_task_numRecordsOut on the /metrics endpoint,
+// which must parse with Prometheus' text parser.
+func sourceRecordsOut(t *testing.T, j *restJob) float64 {
+	t.Helper()
+	body := j.get(t, "/metrics", nil)
+	families, err := new(expfmt.TextParser).TextToMetricFamilies(bytes.NewReader(body))
+	if err != nil {
+		t.Fatalf("parse /metrics: %v\n%s", err, body)
+	}
+	var sum float64
+	for _, m := range families["flink_taskmanager_job_task_numRecordsOut"].GetMetric() {
+		labels := map[string]string{}
+		for _, l := range m.GetLabel() {
+			labels[l.GetName()] = l.GetValue()
+		}
+		if labels["job_id"] == j.id && labels["task_name"] == "source-k" && labels["subtask_index"] != "" {
+			sum += m.GetGauge().GetValue()
+		}
+	}
+	return sum
+}
+
+// The Prometheus endpoint of `weir run --rest-addr` parses, and its record
+// counters grow while the job runs.
+func TestRESTPrometheusMetrics(t *testing.T) {
+	j := startRESTJob(t)
+	var first float64
+	await(t, "records out of the source on /metrics", func() (bool, string) {
+		first = sourceRecordsOut(t, j)
+		return first > 0, fmt.Sprint(first)
+	})
+	await(t, "growing records out of the source on /metrics", func() (bool, string) {
+		n := sourceRecordsOut(t, j)
+		return n > first, fmt.Sprint(n)
+	})
+	j.cancel(t)
 }

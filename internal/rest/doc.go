@@ -12,8 +12,12 @@
 //	GET   /jobs/overview                      {"jobs":[{"jid","name","state","start-time",...}]}
 //	GET   /jobs/:jobid                        job details with its vertices
 //	PATCH /jobs/:jobid?mode=cancel            cancel the job; 202 {}
-//	GET   /jobs/:jobid/checkpoints            checkpoint counts and the latest completed one
-//	GET   /jobs/:jobid/exceptions             the root cause of a failed job
+//	GET   /jobs/:jobid/status                 {"status"}
+//	GET   /jobs/:jobid/checkpoints            counts, summary, latest completed/savepoint/failed/restored, history
+//	GET   /jobs/:jobid/checkpoints/config     the checkpoint configuration (404 without checkpoints)
+//	GET   /jobs/:jobid/checkpoints/details/:checkpointid  one checkpoint of the history
+//	GET   /jobs/:jobid/exceptions             the root cause of a failed job, the subtasks' failures
+//	GET   /metrics                            Prometheus text format, Flink's metric names (metrics.go)
 //	POST  /jobs/:jobid/savepoints             {"target-directory","cancel-job"} -> 202 {"request-id"}
 //	POST  /jobs/:jobid/stop                   {"targetDirectory","drain"} -> 202 {"request-id"}
 //	GET   /jobs/:jobid/savepoints/:triggerid  {"status":{"id"},"operation":{"location"|"failure-cause"}}
@@ -55,7 +59,12 @@
 //   - "jobs-running" counts every job that has not reached a terminal
 //     state (CREATED, RESTARTING, ... too), as Flink's overview does.
 //   - Bytes are not measured: read-bytes and write-bytes are 0 and marked
-//     incomplete; record counts are complete.
+//     incomplete; record counts are complete. A running subtask's counters
+//     reach the JobMaster every second (taskmanager.DefaultMetricsInterval).
+//   - The checkpoint history keeps the latest checkpoint.HistorySize
+//     entries; per-vertex "tasks" of a checkpoint are empty, and
+//     alignment_buffered, processed_data and persisted_data are 0 (not
+//     measured).
 //   - A Go error has no class: "failure-cause" and exception entries name
 //     the class "error", and the stack trace is the error's message.
 //   - "formatType" of a savepoint request accepts only CANONICAL (Weir

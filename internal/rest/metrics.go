@@ -1,0 +1,129 @@
+package rest
+
+import (
+	"net/http"
+	"strconv"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+// GET /metrics: the jobs' metrics in Prometheus' text format, with the
+// names Flink's Prometheus reporter gives them (flink_<scope>_<metric>)
+// and its labels: job_id and job_name; task_id (the vertex id, as the
+// REST API writes it), task_name and subtask_index for the subtasks'.
+// Every value is a gauge, as Flink's reporter exports its counters too.
+// Weir does not measure busy, back-pressured or idle time nor the input
+// watermark per subtask yet: busyTimeMsPerSecond,
+// backPressuredTimeMsPerSecond, idleTimeMsPerSecond and
+// currentInputWatermark are not exported rather than exported as zeros.
+
+var (
+	jobLabels     = []string{"job_id", "job_name"}
+	subtaskLabels = []string{"job_id", "job_name", "task_id", "task_name", "subtask_index"}
+)
+
+// jobMetric and subtaskMetric describe one metric of a job or of a
+// subtask, with the function that reads its value.
+type (
+	jobMetric struct {
+		desc  *prometheus.Desc
+		value func(j JobInfo, c *collector) float64
+	}
+	subtaskMetric struct {
+		desc  *prometheus.Desc
+		value func(st SubtaskInfo) float64
+	}
+)
+
+func newJobMetric(name, help string, value func(JobInfo, *collector) float64) jobMetric {
+	return jobMetric{prometheus.NewDesc("flink_jobmanager_job_"+name, help, jobLabels, nil), value}
+}
+
+func newSubtaskMetric(name, help string, value func(SubtaskInfo) float64) subtaskMetric {
+	return subtaskMetric{prometheus.NewDesc("flink_taskmanager_job_task_"+name, help, subtaskLabels, nil), value}
+}
+
+var (
+	jobMetrics = []jobMetric{
+		newJobMetric("uptime", "Milliseconds the job has been running (0 when it does not run).", func(j JobInfo, c *collector) float64 {
+			at, ok := j.Timestamps["RUNNING"]
+			if j.State != "RUNNING" || !ok {
+				return 0
+			}
+			return float64(max(c.s.opts.Clock.Now().Sub(at).Milliseconds(), 0))
+		}),
+		newJobMetric("numRestarts", "Restarts of the job after failures.", func(j JobInfo, _ *collector) float64 { return float64(j.Restarts) }),
+		newJobMetric("numberOfCompletedCheckpoints", "Completed checkpoints.", func(j JobInfo, _ *collector) float64 {
+			return float64(j.Checkpoints.Completed)
+		}),
+		newJobMetric("numberOfFailedCheckpoints", "Failed checkpoints.", func(j JobInfo, _ *collector) float64 {
+			return float64(j.Checkpoints.Failed)
+		}),
+		newJobMetric("numberOfInProgressCheckpoints", "Checkpoints in progress.", func(j JobInfo, _ *collector) float64 {
+			return float64(j.Checkpoints.InProgress)
+		}),
+		newJobMetric("lastCheckpointDuration", "Milliseconds the latest completed checkpoint took.", func(j JobInfo, _ *collector) float64 {
+			return float64(j.Checkpoints.LatestDuration.Milliseconds())
+		}),
+		newJobMetric("lastCheckpointSize", "Bytes the latest completed checkpoint wrote.", func(j JobInfo, _ *collector) float64 {
+			return float64(j.Checkpoints.LatestUploaded)
+		}),
+		newJobMetric("lastCheckpointFullSize", "Bytes of state the latest completed checkpoint references.", func(j JobInfo, _ *collector) float64 {
+			return float64(j.Checkpoints.LatestSize)
+		}),
+	}
+	subtaskMetrics = []subtaskMetric{
+		newSubtaskMetric("numRecordsIn", "Records the subtask received.", func(st SubtaskInfo) float64 { return float64(st.RecordsIn) }),
+		newSubtaskMetric("numRecordsOut", "Records the subtask sent.", func(st SubtaskInfo) float64 { return float64(st.RecordsOut) }),
+		newSubtaskMetric("numRecordsInPerSecond", "Records the subtask received per second, recently.", func(st SubtaskInfo) float64 {
+			return st.RecordsInPerSecond
+		}),
+		newSubtaskMetric("numRecordsOutPerSecond", "Records the subtask sent per second, recently.", func(st SubtaskInfo) float64 {
+			return st.RecordsOutPerSecond
+		}),
+	}
+)
+
+// collector is the prometheus.Collector of a Server's jobs: it reads
+// them from the Dispatcher at each scrape.
+type collector struct{ s *Server }
+
+// Describe implements prometheus.Collector.
+func (c *collector) Describe(ch chan<- *prometheus.Desc) {
+	for _, m := range jobMetrics {
+		ch <- m.desc
+	}
+	for _, m := range subtaskMetrics {
+		ch <- m.desc
+	}
+}
+
+// Collect implements prometheus.Collector.
+func (c *collector) Collect(ch chan<- prometheus.Metric) {
+	for _, j := range c.s.d.Jobs() {
+		for _, m := range jobMetrics {
+			ch <- prometheus.MustNewConstMetric(m.desc, prometheus.GaugeValue, m.value(j, c), j.ID, j.Name)
+		}
+		for _, v := range j.Vertices {
+			for _, st := range v.Subtasks {
+				for _, m := range subtaskMetrics {
+					ch <- prometheus.MustNewConstMetric(m.desc, prometheus.GaugeValue, m.value(st),
+						j.ID, j.Name, vertexID(v.ID), v.Name, strconv.Itoa(st.Index))
+				}
+			}
+		}
+	}
+}
+
+// metricsHandler serves GET /metrics from a registry of the server's own.
+func (s *Server) metricsHandler() http.Handler {
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(&collector{s: s})
+	return promhttp.HandlerFor(reg, promhttp.HandlerOpts{ErrorLog: slogPrinter{s}})
+}
+
+// slogPrinter passes promhttp's errors to the server's logger.
+type slogPrinter struct{ s *Server }
+
+func (p slogPrinter) Println(v ...any) { p.s.opts.Logger.Warn("rest: /metrics", "err", v) }

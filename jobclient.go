@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/weir-engine/weir/internal/graph"
 	"github.com/weir-engine/weir/internal/runner"
 )
 
@@ -19,6 +20,7 @@ type JobClient struct {
 	name    string
 	jobID   string
 	job     runner.Job
+	graph   *graph.JobGraph // what runs, for the REST API's plan
 	start   time.Time
 	cancel  context.CancelFunc
 	release context.CancelFunc
@@ -74,7 +76,7 @@ func (e *Env) ExecuteAsync(ctx context.Context, name string) (*JobClient, error)
 		cancel(nil)
 		return nil, err
 	}
-	return &JobClient{env: e, ctx: ctx, jctx: jctx, name: name, start: time.Now(), jobID: jobID, job: job,
+	return &JobClient{env: e, ctx: ctx, jctx: jctx, name: name, start: time.Now(), jobID: jobID, job: job, graph: jg,
 		cancel: func() { cancel(errCanceledByClient) }, release: func() { cancel(nil) }}, nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/weir-engine/weir/internal/jobmaster"
 	"github.com/weir-engine/weir/internal/rest"
 )
 
@@ -56,6 +57,22 @@ func (d *jobDirectory) Job(id string) (rest.JobInfo, error) {
 		return rest.JobInfo{}, err
 	}
 	return jobInfo(c, c.job.Status()), nil
+}
+
+// TaskManagers implements rest.TaskManagerLister: the TaskManagers of
+// the running jobs' mini-clusters.
+func (d *jobDirectory) TaskManagers() []rest.TaskManagerInfo {
+	d.mu.Lock()
+	jobs := make(map[string]*JobClient, len(d.jobs))
+	for id, c := range d.jobs {
+		jobs[id] = c
+	}
+	d.mu.Unlock()
+	statuses := make(map[string]jobmaster.Status, len(jobs))
+	for id, c := range jobs {
+		statuses[id] = c.job.Status()
+	}
+	return taskManagersOf(statuses)
 }
 
 // Cancel implements rest.Dispatcher.

@@ -212,6 +212,7 @@ func TestRESTFlinkShapes(t *testing.T) {
 		j.get(t, "/jobs/"+j.id+"/checkpoints", &cs)
 		return cs.Latest.Completed != nil, fmt.Sprintf("%+v", cs.Counts)
 	})
+	const sink = "00000000000000000000000000000001" // count -> file sink
 	for _, tt := range []struct{ path, fixture string }{
 		{"/jobs/" + j.id, "job.json"},
 		{"/jobs/" + j.id + "/status", "job-status.json"},
@@ -219,6 +220,16 @@ func TestRESTFlinkShapes(t *testing.T) {
 		{fmt.Sprintf("/jobs/%s/checkpoints/details/%d", j.id, cs.Latest.Completed.ID), "checkpoint.json"},
 		{"/jobs/" + j.id + "/checkpoints/config", "checkpoint-config.json"},
 		{"/jobs/" + j.id + "/exceptions", "exceptions.json"},
+		{"/config", "config.json"},
+		{"/jobmanager/config", "jobmanager-config.json"},
+		{"/taskmanagers", "taskmanagers.json"},
+		{"/taskmanagers/tm-0", "taskmanager.json"},
+		{"/jobs/" + j.id + "/plan", "plan.json"},
+		{"/jobs/" + j.id + "/config", "job-config.json"},
+		{"/jobs/" + j.id + "/accumulators", "accumulators.json"},
+		{"/jobs/" + j.id + "/vertices/" + sink, "vertex.json"},
+		{"/jobs/" + j.id + "/vertices/" + sink + "/metrics?get=0.numRecordsIn", "vertex-metrics.json"},
+		{"/jobs/" + j.id + "/vertices/" + sink + "/subtasks/metrics?get=numRecordsIn", "subtasks-metrics.json"},
 	} {
 		want, err := os.ReadFile(filepath.Join("testdata", "flink-rest", tt.fixture))
 		if err != nil {
@@ -233,12 +244,18 @@ func TestRESTFlinkShapes(t *testing.T) {
 			t.Errorf("GET %s against %s: %s\n%s", tt.path, tt.fixture, problem, got)
 		}
 	}
+	var plan api.JobPlan
+	j.get(t, "/jobs/"+j.id+"/plan", &plan)
+	if n := plan.Plan.Nodes; len(n) != 2 || len(n[1].Inputs) != 1 || n[1].Inputs[0].ID != n[0].ID || n[1].Inputs[0].ShipStrategy != "HASH" {
+		t.Errorf("plan %+v: want the source hashed into the counter", plan.Plan)
+	}
 	j.cancel(t)
 }
 
 // sameShape lists where got lacks a field of want or has another JSON
 // type. A null in want matches anything; an array's elements are checked
-// against want's first one.
+// against want's first one (the fixtures' first element has the fields
+// every element has, such as a plan's source without inputs).
 func sameShape(at string, want, got any) []string {
 	if want == nil {
 		return nil

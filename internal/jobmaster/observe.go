@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/weir-engine/weir/internal/graph"
@@ -19,6 +20,8 @@ import (
 type SubtaskMetrics struct {
 	ID    graph.SubtaskID
 	State scheduler.ExecutionState
+	// TaskManager is where it was deployed.
+	TaskManager string
 	// Since is when the subtask entered State (the JobMaster's clock).
 	Since                 time.Time
 	RecordsIn, RecordsOut int64
@@ -132,7 +135,7 @@ func (o *observed) noteState(state scheduler.JobStatus, now time.Time) {
 func (jm *JobMaster) subtaskMetrics() []SubtaskMetrics {
 	out := make([]SubtaskMetrics, 0, len(jm.metrics))
 	for id, r := range jm.metrics {
-		m := SubtaskMetrics{ID: id, State: r.State, Since: r.Now, RecordsIn: r.RecordsIn, RecordsOut: r.RecordsOut}
+		m := SubtaskMetrics{ID: id, State: r.State, TaskManager: jm.placed[id], Since: r.Now, RecordsIn: r.RecordsIn, RecordsOut: r.RecordsOut}
 		if s, ok := jm.obs.samples[id]; ok && s.generation == r.Generation {
 			m.RecordsInPerSecond, m.RecordsOutPerSecond = s.inPerSec, s.outPerSec
 		}
@@ -155,4 +158,36 @@ func (jm *JobMaster) observe(s *Status) {
 	s.Restarts = jm.restarts
 	s.Exceptions = slices.Clone(jm.obs.exceptions)
 	slices.Reverse(s.Exceptions)
+	s.TaskManagers = jm.taskManagerUsage()
+}
+
+// TaskManagerUsage is a TaskManager that offered the job slots, and how
+// many of them the job's subtasks occupy.
+type TaskManagerUsage struct {
+	ID           string
+	Slots, Used  int
+	NetworkBytes int64
+}
+
+// taskManagerUsage lists the job's TaskManagers by id. Subtasks of
+// different vertices share a slot: a TaskManager's used slots are the
+// most subtasks of one vertex placed on it.
+func (jm *JobMaster) taskManagerUsage() []TaskManagerUsage {
+	perVertex := make(map[string]map[int]int)
+	for id, tm := range jm.placed {
+		if perVertex[tm] == nil {
+			perVertex[tm] = make(map[int]int)
+		}
+		perVertex[tm][id.Vertex]++
+	}
+	out := make([]TaskManagerUsage, 0, len(jm.tms))
+	for _, tm := range jm.tms {
+		u := TaskManagerUsage{ID: tm.ID, Slots: len(tm.Slots), NetworkBytes: tm.Network.Memory}
+		for _, n := range perVertex[tm.ID] {
+			u.Used = min(max(u.Used, n), u.Slots)
+		}
+		out = append(out, u)
+	}
+	slices.SortFunc(out, func(a, b TaskManagerUsage) int { return strings.Compare(a.ID, b.ID) })
+	return out
 }

@@ -33,6 +33,8 @@ type Status struct {
 	Restarts   int
 	// Exceptions are the latest failures of subtasks, newest first.
 	Exceptions []Exception
+	// TaskManagers are those that offered the job slots.
+	TaskManagers []TaskManagerUsage
 }
 
 // StatusChanged returns a channel that is closed once a snapshot newer

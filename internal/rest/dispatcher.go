@@ -77,6 +77,32 @@ type JobInfo struct {
 	Exceptions []ExceptionInfo
 	// CheckpointConfig is how the job checkpoints (nil: it does not).
 	CheckpointConfig *CheckpointConfig
+	// Mode is STREAMING or BATCH ("": STREAMING); Parallelism is the
+	// job's default parallelism; RestartStrategy describes its restart
+	// strategy.
+	Mode            string
+	Parallelism     int
+	RestartStrategy string
+	// Accumulators are the user's counters, summed over the subtasks.
+	Accumulators map[string]int64
+}
+
+// TaskManagerLister is implemented by a Dispatcher that knows its
+// TaskManagers; GET /taskmanagers lists them (none without it).
+type TaskManagerLister interface {
+	// TaskManagers lists the TaskManagers, by id.
+	TaskManagers() []TaskManagerInfo
+}
+
+// TaskManagerInfo is a TaskManager.
+type TaskManagerInfo struct {
+	ID          string
+	Slots, Free int
+	// NetworkMemory is the bytes of its network buffers.
+	NetworkMemory int64
+	// Jobs are the ids of the jobs with subtasks there, one per slot
+	// they occupy.
+	Jobs []string
 }
 
 // ExceptionInfo is a subtask's failure.
@@ -116,14 +142,29 @@ type VertexInfo struct {
 	MaxParallelism int
 	// Subtasks are its subtasks' counters, when known.
 	Subtasks []SubtaskInfo
+	// Inputs are its input edges; Operators the names of its chained
+	// operators, head first.
+	Inputs    []InputInfo
+	Operators []string
+}
+
+// InputInfo is an input edge of a vertex.
+type InputInfo struct {
+	// Source is the producing vertex's id; ShipStrategy how records are
+	// distributed, in Flink's words (FORWARD, HASH, REBALANCE, RESCALE,
+	// BROADCAST, GLOBAL).
+	Source       int
+	ShipStrategy string
 }
 
 // SubtaskInfo is one subtask of a vertex.
 type SubtaskInfo struct {
 	Index int
-	// Status is its execution state; Since when it entered it.
+	// Status is its execution state; Since when it entered it;
+	// TaskManager where it runs.
 	Status                string
 	Since                 time.Time
+	TaskManager           string
 	RecordsIn, RecordsOut int64
 	// RecordsInPerSecond and RecordsOutPerSecond are its recent rates.
 	RecordsInPerSecond, RecordsOutPerSecond float64

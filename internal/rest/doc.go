@@ -17,6 +17,15 @@
 //	GET   /jobs/:jobid/checkpoints/config     the checkpoint configuration (404 without checkpoints)
 //	GET   /jobs/:jobid/checkpoints/details/:checkpointid  one checkpoint of the history
 //	GET   /jobs/:jobid/exceptions             the root cause of a failed job, the subtasks' failures
+//	GET   /jobs/:jobid/plan                   the job graph: vertices and their inputs with ship strategies
+//	GET   /jobs/:jobid/config                 the execution config
+//	GET   /jobs/:jobid/accumulators           the user's counters
+//	GET   /jobs/:jobid/vertices/:vertexid     a vertex and its subtasks (status, records, TaskManager)
+//	GET   /jobs/:jobid/vertices/:vertexid/metrics[?get=0.numRecordsIn,...]       per-subtask metrics
+//	GET   /jobs/:jobid/vertices/:vertexid/subtasks/metrics[?get=...&agg=...]     metrics over the subtasks
+//	GET   /config                             the dashboard's configuration
+//	GET   /jobmanager/config                  [{"key","value"}]
+//	GET   /taskmanagers[/:taskmanagerid]      the TaskManagers (of a TaskManagerLister) and their slots
 //	GET   /metrics                            Prometheus text format, Flink's metric names (metrics.go)
 //	POST  /jobs/:jobid/savepoints             {"target-directory","cancel-job"} -> 202 {"request-id"}
 //	POST  /jobs/:jobid/stop                   {"targetDirectory","drain"} -> 202 {"request-id"}
@@ -65,6 +74,9 @@
 //     entries; per-vertex "tasks" of a checkpoint are empty, and
 //     alignment_buffered, processed_data and persisted_data are 0 (not
 //     measured).
+//   - /backpressure and /watermarks of a vertex are not served: Weir does
+//     not measure back-pressure or per-subtask watermarks yet, and an
+//     answer of zeros would mislead.
 //   - A Go error has no class: "failure-cause" and exception entries name
 //     the class "error", and the stack trace is the error's message.
 //   - "formatType" of a savepoint request accepts only CANONICAL (Weir

@@ -40,8 +40,17 @@ func newJobMetric(name, help string, value func(JobInfo, *collector) float64) jo
 	return jobMetric{prometheus.NewDesc("flink_jobmanager_job_"+name, help, jobLabels, nil), value}
 }
 
-func newSubtaskMetric(name, help string, value func(SubtaskInfo) float64) subtaskMetric {
-	return subtaskMetric{prometheus.NewDesc("flink_taskmanager_job_task_"+name, help, subtaskLabels, nil), value}
+// subtaskMetricsOf describes the metrics of vertexMetricNames (see
+// vertices.go) with their help texts.
+func subtaskMetricsOf(help map[string]string) []subtaskMetric {
+	var out []subtaskMetric
+	for _, name := range vertexMetricNames {
+		out = append(out, subtaskMetric{
+			desc:  prometheus.NewDesc("flink_taskmanager_job_task_"+name, help[name], subtaskLabels, nil),
+			value: func(st SubtaskInfo) float64 { v, _ := metricOf(st, name); return v },
+		})
+	}
+	return out
 }
 
 var (
@@ -73,16 +82,12 @@ var (
 			return float64(j.Checkpoints.LatestSize)
 		}),
 	}
-	subtaskMetrics = []subtaskMetric{
-		newSubtaskMetric("numRecordsIn", "Records the subtask received.", func(st SubtaskInfo) float64 { return float64(st.RecordsIn) }),
-		newSubtaskMetric("numRecordsOut", "Records the subtask sent.", func(st SubtaskInfo) float64 { return float64(st.RecordsOut) }),
-		newSubtaskMetric("numRecordsInPerSecond", "Records the subtask received per second, recently.", func(st SubtaskInfo) float64 {
-			return st.RecordsInPerSecond
-		}),
-		newSubtaskMetric("numRecordsOutPerSecond", "Records the subtask sent per second, recently.", func(st SubtaskInfo) float64 {
-			return st.RecordsOutPerSecond
-		}),
-	}
+	subtaskMetrics = subtaskMetricsOf(map[string]string{
+		"numRecordsIn":           "Records the subtask received.",
+		"numRecordsOut":          "Records the subtask sent.",
+		"numRecordsInPerSecond":  "Records the subtask received per second, recently.",
+		"numRecordsOutPerSecond": "Records the subtask sent per second, recently.",
+	})
 )
 
 // collector is the prometheus.Collector of a Server's jobs: it reads

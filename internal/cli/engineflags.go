@@ -63,6 +63,9 @@ type EngineFlags struct {
 	// Verbose prints the engine's informational messages on stderr, not
 	// only its warnings and errors.
 	Verbose bool
+	// LogFormat is how the engine's log is written: "text" (default) or
+	// "json" (one slog JSON object per line).
+	LogFormat string
 }
 
 // engineFlag is one engine flag: its name, the placeholder of its value
@@ -187,6 +190,14 @@ var engineFlags = []engineFlag{
 		set: boolFlag(func(f *EngineFlags, b bool) { f.Fresh = b })},
 	{name: "verbose", short: "v", usage: "print the engine's informational messages on stderr, not only warnings and errors",
 		set: boolFlag(func(f *EngineFlags, b bool) { f.Verbose = b })},
+	{name: "log-format", arg: "text|json", usage: "the engine's log on stderr as text lines (default) or as JSON objects, one per line, with job, vertex and subtask",
+		set: func(f *EngineFlags, v string) error {
+			if v != "text" && v != "json" {
+				return fmt.Errorf("want text or json")
+			}
+			f.LogFormat = v
+			return nil
+		}},
 	{name: "jobmanager", arg: "HOST:PORT", usage: "submit to a cluster instead of running embedded", missing: "the distributed runtime is not built yet"},
 	{name: "detach", usage: "print the job id and return", missing: "it needs a cluster (--jobmanager), which is not built yet"},
 }

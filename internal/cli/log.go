@@ -29,11 +29,29 @@ import (
 // NewLogger returns the console logger of `weir run`: records at warning
 // level and above on w, info too when verbose.
 func NewLogger(w io.Writer, verbose bool) *slog.Logger {
-	level := slog.LevelWarn
+	return slog.New(&consoleHandler{out: &lockedWriter{w: w}, level: logLevel(verbose)})
+}
+
+// logLevel is the least level logged: info when verbose, else warnings.
+func logLevel(verbose bool) slog.Level {
 	if verbose {
-		level = slog.LevelInfo
+		return slog.LevelInfo
 	}
-	return slog.New(&consoleHandler{out: &lockedWriter{w: w}, level: level})
+	return slog.LevelWarn
+}
+
+// NewJSONLogger returns the logger of `weir run --log-format json`: slog's
+// JSON records on w, one per line, at the level NewLogger would log.
+func NewJSONLogger(w io.Writer, verbose bool) *slog.Logger {
+	return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: logLevel(verbose)}))
+}
+
+// newEngineLogger is the logger the engine flags ask for.
+func newEngineLogger(w io.Writer, f EngineFlags) *slog.Logger {
+	if f.LogFormat == "json" {
+		return NewJSONLogger(w, f.Verbose)
+	}
+	return NewLogger(w, f.Verbose)
 }
 
 // lockedWriter serializes the lines of every handler derived from one

@@ -60,7 +60,7 @@ func runJob(cmd *cobra.Command, name string, jobs JobRunner, args []string, stdo
 	}
 	sum, err := jobs.Run(cmd.Context(), RunRequest{
 		Job: ra.Job, Args: ra.JobArgs, Engine: ra.Engine, Stdout: stdout, Stderr: stderr,
-		Logger: NewLogger(stderr, ra.Engine.Verbose),
+		Logger: newEngineLogger(stderr, ra.Engine),
 	})
 	switch {
 	case errors.Is(err, flag.ErrHelp):

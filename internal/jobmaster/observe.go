@@ -89,6 +89,7 @@ func (jm *JobMaster) observeReport(e taskmanager.Report, gen int) bool {
 	jm.obs.sample(e)
 	if e.State == scheduler.ExecFailed && e.Err != nil && e.Generation == gen && !scheduler.IsConsequence(e.Err) {
 		jm.obs.failed(Exception{Err: e.Err, At: e.Now, Task: jm.subtaskName(e.ID)})
+		jm.log.Info("subtask failed", "vertex", e.ID.Vertex, "task", jm.subtaskName(e.ID), "subtask", e.ID.Subtask, "err", e.Err)
 	}
 	prev, ok := jm.metrics[e.ID]
 	if !ok || e.Generation != gen || prev.Generation != gen || prev.State != scheduler.ExecRunning || e.State != scheduler.ExecRunning {

@@ -166,7 +166,7 @@ func New(desc Descriptor, cfg Config) *Task {
 	return &Task{
 		desc: desc,
 		cfg:  cfg,
-		log:  cfg.Logger.With("task", desc.Vertex.Name, "subtask", desc.Subtask),
+		log:  cfg.Logger.With("job", desc.JobID, "vertex", desc.Vertex.ID, "task", desc.Vertex.Name, "subtask", desc.Subtask),
 		mail: newMailbox(),
 
 		outputWake: make(chan struct{}, 1),

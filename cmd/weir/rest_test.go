@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 	"time"
 
@@ -331,5 +332,34 @@ func TestRESTPrometheusMetrics(t *testing.T) {
 		n := sourceRecordsOut(t, j)
 		return n > first, fmt.Sprint(n)
 	})
+	j.cancel(t)
+}
+
+// A subtask's failure shows in /exceptions with Flink's taskName, the
+// restart in the job's metrics, and a restore from a checkpoint in the
+// checkpoints' latest.restored.
+func TestRESTExceptions(t *testing.T) {
+	j := startRESTJob(t, "--checkpoint-interval", "100ms", "--fail-after", "2000")
+	var ex api.JobExceptions
+	await(t, "a failure in the exception history", func() (bool, string) {
+		ex = api.JobExceptions{}
+		j.get(t, "/jobs/"+j.id+"/exceptions", &ex)
+		return len(ex.ExceptionHistory.Entries) > 0, fmt.Sprintf("%+v", ex)
+	})
+	e := ex.ExceptionHistory.Entries[0]
+	if e.TaskName == nil || !regexp.MustCompile(`^count -> file sink \([12]/2\)$`).MatchString(*e.TaskName) ||
+		!strings.Contains(e.Stacktrace, "--fail-after") || e.Timestamp <= 0 {
+		t.Errorf("exception %+v (task %v): want the count subtask's failure", e, e.TaskName)
+	}
+	var d api.JobDetails
+	await(t, "the job running again", func() (bool, string) {
+		j.get(t, "/jobs/"+j.id, &d)
+		return d.State == "RUNNING" && d.Timestamps["RESTARTING"] > 0, fmt.Sprintf("%s %v", d.State, d.Timestamps)
+	})
+	var cs api.CheckpointingStatistics
+	j.get(t, "/jobs/"+j.id+"/checkpoints", &cs)
+	if r := cs.Latest.Restored; (r != nil) != (cs.Counts.Restored > 0) || r != nil && (r.ExternalPath == "" || r.IsSavepoint || r.RestoreTimestamp <= 0) {
+		t.Errorf("restored %+v with %d restores", r, cs.Counts.Restored)
+	}
 	j.cancel(t)
 }

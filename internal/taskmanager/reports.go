@@ -21,7 +21,7 @@ const DefaultMetricsInterval = time.Second
 // periodic report never follows the report of the subtask's end.
 type reporter struct {
 	send       func(Report)
-	task       *task.Task
+	metrics    *task.Metrics
 	id         graph.SubtaskID
 	generation int
 
@@ -48,7 +48,7 @@ func (r *reporter) counters() {
 }
 
 func (r *reporter) sendLocked(st scheduler.ExecutionState, err error) {
-	m := &r.task.Metrics
+	m := r.metrics
 	r.send(Report{
 		TaskState: scheduler.TaskState{ID: r.id, Generation: r.generation, State: st, Err: err, Now: time.Now()},
 		RecordsIn: m.RecordsIn.Load(), RecordsOut: m.RecordsOut.Load(),

@@ -202,7 +202,7 @@ func (tm *TaskManager) Submit(d Deployment) error {
 		tm.buffers.Recycle(buffers)
 		return refused
 	}
-	reports := &reporter{send: d.Report, task: t, id: d.ID, generation: d.Generation}
+	reports := &reporter{send: d.Report, metrics: &t.Metrics, id: d.ID, generation: d.Generation}
 	tm.mu.running[key] = &runningTask{cancel: cancel, task: t}
 	tm.wg.Add(1)
 	tm.mu.Unlock()

@@ -77,7 +77,7 @@ func (s *Server) jobDetails(r *http.Request) (int, any, error) {
 	}
 	now := s.opts.Clock.Now()
 	d := api.JobDetails{
-		JID: j.ID, Name: j.Name, State: j.State,
+		JID: j.ID, Name: j.Name, State: j.State, JobType: jobType(j),
 		StartTime: millis(j.Start), EndTime: millis(j.End), Duration: duration(j, now),
 		MaxParallelism: maxParallelism(j.MaxParallelism), Now: now.UnixMilli(),
 		Timestamps:   make(map[string]int64, len(jobStates)),
@@ -110,7 +110,7 @@ func (s *Server) jobDetails(r *http.Request) (int, any, error) {
 		d.Vertices = append(d.Vertices, api.VertexDetails{
 			ID: vertexID(v.ID), Name: v.Name, MaxParallelism: maxParallelism(v.MaxParallelism), Parallelism: v.Parallelism,
 			Status:    status,
-			StartTime: d.StartTime, EndTime: d.EndTime, Duration: d.Duration,
+			StartTime: vertexStart(v, d.StartTime), EndTime: d.EndTime, Duration: d.Duration,
 			Tasks: tasks,
 			Metrics: api.IOMetrics{
 				ReadRecords: v.RecordsIn, ReadRecordsComplete: true,
@@ -212,4 +212,19 @@ func maxParallelism(n int) int {
 		return -1
 	}
 	return n
+}
+
+// vertexStart is when the first subtask of v entered its current state
+// (its deployment's generation started), else the job's start.
+func vertexStart(v VertexInfo, jobStart int64) int64 {
+	start := int64(-1)
+	for _, st := range v.Subtasks {
+		if at := millis(st.Since); at > 0 && (start < 0 || at < start) {
+			start = at
+		}
+	}
+	if start < 0 {
+		return jobStart
+	}
+	return start
 }

@@ -58,6 +58,7 @@ type JobDetails struct {
 	Name           string           `json:"name"`
 	IsStoppable    bool             `json:"isStoppable"`
 	State          string           `json:"state"`
+	JobType        string           `json:"job-type"`
 	StartTime      int64            `json:"start-time"`
 	EndTime        int64            `json:"end-time"`
 	Duration       int64            `json:"duration"`

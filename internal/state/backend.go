@@ -151,6 +151,19 @@ func (b *KeyedBackend[K]) current() int {
 	return b.local
 }
 
+// ClearCurrentKey drops the current key's entry from every registered
+// state. Batch execution calls it when a key's records are all processed,
+// so that the backend holds one key's state at a time.
+func (b *KeyedBackend[K]) ClearCurrentKey() {
+	g := b.current()
+	if g < 0 {
+		return
+	}
+	for _, s := range b.states {
+		s.table.remove(g, b.key)
+	}
+}
+
 // StateNames returns the names of the registered states, sorted.
 func (b *KeyedBackend[K]) StateNames() []string {
 	names := make([]string, 0, len(b.states))

@@ -39,6 +39,8 @@ type registered[K comparable] interface {
 	restoreGroup(g int, payload []byte, kc codec.Codec[K]) error
 	numEntries() int
 	contains(g int, k K) bool
+	// remove deletes the entry of k in local key group g.
+	remove(g int, k K)
 	appendKeys(g int, dst []K) []K
 	keys(g int) iter.Seq[K]
 	// capture returns a view of the table as it is now that stays

@@ -25,9 +25,10 @@ const (
 	// Streaming runs every operator at once with pipelined exchanges; it
 	// works for bounded and unbounded sources.
 	Streaming RuntimeMode = iota
-	// Batch requires every source to be bounded. It currently executes like
-	// Streaming over the bounded input; blocking exchanges and cached
-	// intermediate results come with the batch issues.
+	// Batch requires every source to be bounded. Keyed operators sort their
+	// input by key and keep the state of one key at a time: a reduce emits
+	// one final record per key, windows and event-time timers fire at the
+	// end of each key, without watermarks; checkpoints are not taken.
 	Batch
 )
 
@@ -48,6 +49,9 @@ type Options struct {
 	MaxParallelism int
 	// Mode is the runtime mode (default Streaming).
 	Mode RuntimeMode
+	// SortMemory is the bytes a batch keyed operator subtask sorts in
+	// memory before spilling to disk (default 64 MiB).
+	SortMemory int64
 	// TaskManagers and SlotsPerTaskManager size the embedded mini-cluster
 	// (default one TaskManager with as many slots as the job needs).
 	TaskManagers        int
@@ -317,6 +321,7 @@ func (e *Env) jobGraphOf(sinks []*graph.Transformation) (*graph.JobGraph, error)
 		Parallelism:     e.opts.Parallelism,
 		MaxParallelism:  e.opts.MaxParallelism,
 		DisableChaining: e.opts.DisableChaining,
+		Batch:           e.opts.Mode == Batch,
 	})
 	if err != nil {
 		return nil, err

@@ -54,6 +54,12 @@ func (e *Env) ExecuteAsync(ctx context.Context, name string) (*JobClient, error)
 	if err != nil {
 		return nil, err
 	}
+	if e.opts.Mode == Batch && cp != nil {
+		// As in Flink, a batch job recovers by re-running, not from
+		// checkpoints.
+		e.opts.Logger.Info("batch mode takes no checkpoints; the checkpoint configuration is ignored")
+		cp = nil
+	}
 	e.opts.Logger.Info("submitting job", "job", name, "id", jobID, "vertices", len(jg.Vertices), "registered", registered != nil)
 	jctx, cancel := context.WithCancelCause(ctx)
 	job, err := e.runner.Submit(jctx, jg, runner.Config{

@@ -46,11 +46,13 @@ func newKeyedOperator[K comparable, T, R any](ks KeyedStream[K, T], name string,
 	return derive[R](ks.env, &graph.Transformation{
 		Kind: graph.KindOperator, Name: name, Inputs: []*graph.Transformation{ks.t},
 		OutType: typeinfo.New[R](), Factory: factory, Keyed: true,
+		BatchFactory: batchFactory(ks, factory),
 	})
 }
 
 // Reduce combines the elements of each key with f and emits the running
-// result after every element (Flink's rolling reduce).
+// result after every element (Flink's rolling reduce); in batch mode it
+// emits only the final result of each key.
 func Reduce[K comparable, T any](ks KeyedStream[K, T], f func(a, b T) (T, error)) DataStream[T] {
 	if f == nil {
 		return invalid[T](ks.env, fmt.Errorf("weir: Reduce: nil function"))

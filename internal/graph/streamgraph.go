@@ -24,6 +24,9 @@ type Config struct {
 	MaxParallelism int
 	// DisableChaining turns operator chaining off for the whole job.
 	DisableChaining bool
+	// Batch translates for batch execution: operators with a BatchFactory
+	// use it.
+	Batch bool
 }
 
 // StreamNode is one operator of the StreamGraph.
@@ -148,7 +151,7 @@ func translateOne(g *StreamGraph, t *Transformation, resolved map[*Transformatio
 		Parallelism:           t.Parallelism,
 		MaxParallelism:        t.MaxParallelism,
 		OutType:               t.OutType,
-		Factory:               t.Factory,
+		Factory:               factoryFor(t, g.Config),
 		Enumerator:            t.Enumerator,
 		Chaining:              t.Chaining,
 		Source:                t.Kind == KindSource,
@@ -260,4 +263,12 @@ func topoSort(ts []*Transformation) ([]*Transformation, error) {
 		}
 	}
 	return order, nil
+}
+
+// factoryFor is the factory of t in the execution mode of cfg.
+func factoryFor(t *Transformation, cfg Config) Factory {
+	if cfg.Batch && t.BatchFactory != nil {
+		return t.BatchFactory
+	}
+	return t.Factory
 }

@@ -65,6 +65,9 @@ type Transformation struct {
 	// the type of their input or, for side outputs, of the tag).
 	OutType Type
 	Factory Factory
+	// BatchFactory, when set, replaces Factory in batch mode (Config.Batch):
+	// a keyed operator that sorts its input and keeps one key at a time.
+	BatchFactory Factory
 	// Enumerator, for a source with dynamic split assignment, creates its
 	// split enumerator (an op.EnumeratorFactory, opaque here).
 	Enumerator any

@@ -10,7 +10,8 @@ import (
 )
 
 // Reduce keeps the running result of a reduce function per key and emits
-// it after every element (Flink's rolling reduce).
+// it after every element (Flink's rolling reduce); in batch mode it emits
+// only the final result of each key.
 type Reduce[K comparable, T any] struct {
 	operator.UDF
 	keyed.Runtime[K, struct{}]
@@ -18,6 +19,8 @@ type Reduce[K comparable, T any] struct {
 	key   func(T) K
 	out   op.Output[T]
 	state *state.ValueState[K, T]
+	// lastTS is the timestamp of the key's last element (batch mode).
+	lastTS int64
 }
 
 // NewReduce returns the reduce of fn over the elements of each key(v),
@@ -58,7 +61,22 @@ func (r *Reduce[K, T]) ProcessElement(ts int64, v T) error {
 	if err := r.Backend().Err(); err != nil {
 		return err
 	}
+	if r.Batch() {
+		// The key's final result is emitted by EndKey.
+		r.lastTS = ts
+		return nil
+	}
 	return r.out.Collect(ts, v)
+}
+
+// EndKey emits the key's final result (batch mode) and drops its state.
+func (r *Reduce[K, T]) EndKey() error {
+	if v, ok := r.state.Value(); ok {
+		if err := r.out.Collect(r.lastTS, v); err != nil {
+			return err
+		}
+	}
+	return r.Runtime.EndKey()
 }
 
 // Every keyed operator hears of completed checkpoints (incremental state)

@@ -2,6 +2,7 @@ package keyed
 
 import (
 	"errors"
+	"math"
 	"time"
 
 	"github.com/weir-engine/weir/internal/checkpoint/storage"
@@ -36,6 +37,42 @@ type keyedBase[K comparable, N comparable] struct {
 	// (Pebble only; see keyedsnapshot.go).
 	confirmed map[string]storage.SharedFile
 	inflight  map[int64]*keyedSnapshot[K]
+	// batch is set by SetBatch (see there).
+	batch bool
+}
+
+// SetBatch puts the runtime in batch mode, before OpenState: the input
+// arrives sorted by key, state lives on the heap whatever the backend
+// configuration and holds one key at a time (EndKey drops it), and timers
+// fire at the end of their key instead of by watermark or wall clock.
+func (b *keyedBase[K, N]) SetBatch() { b.batch = true }
+
+// Batch reports whether SetBatch was called.
+func (b *keyedBase[K, N]) Batch() bool { return b.batch }
+
+// EndKey ends the current key in batch mode: its event-time timers fire
+// (the key's watermark jumps to the end of time), then its processing-time
+// timers, until none is left (a timer may register another); then the
+// key's state is dropped and the timer service starts afresh for the next
+// key.
+func (b *keyedBase[K, N]) EndKey() error {
+	fire := func(d TimeDomain) func(t timer.Timer[K, N]) error {
+		return func(t timer.Timer[K, N]) error {
+			b.SetKey(t.Key)
+			return b.onTimer(t, d)
+		}
+	}
+	for b.timers.NumEventTimeTimers()+b.timers.NumProcessingTimeTimers() > 0 {
+		if err := b.timers.AdvanceWatermark(op.MaxWatermark, fire(EventTime)); err != nil {
+			return err
+		}
+		if err := b.timers.AdvanceProcessingTime(math.MaxInt64, fire(ProcessingTime)); err != nil {
+			return err
+		}
+	}
+	b.backend.ClearCurrentKey()
+	b.timers = timer.NewService[K, N]()
+	return b.backend.Err()
 }
 
 // SetHash sets the key hash that maps keys to key groups.
@@ -95,7 +132,7 @@ func (b *keyedBase[K, N]) AdvanceWatermark(wm int64) error {
 // RegisterProcessingTimer registers a processing-time timer of the
 // current key and arranges for the task to wake when it is due.
 func (b *keyedBase[K, N]) RegisterProcessingTimer(ns N, ts int64) {
-	if b.timers.RegisterProcessingTimeTimer(b.backend.CurrentKey(), ns, ts) {
+	if b.timers.RegisterProcessingTimeTimer(b.backend.CurrentKey(), ns, ts) && !b.batch {
 		b.scheduleWake()
 	}
 }

@@ -29,6 +29,11 @@ func (b *keyedBase[K, N]) openBackend(ctx *op.Context) error {
 		native = ctx.Restored.Native
 	}
 	rg := ctx.KeyGroups
+	if b.batch && len(native) == 0 {
+		// One key at a time fits on the heap.
+		b.backend = state.NewKeyedBackend[K](rg.Start, rg.End)
+		return nil
+	}
 	if !ctx.StateBackend.Pebble {
 		if len(native) > 0 {
 			// No restart can change the backend: fail the job.

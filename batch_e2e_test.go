@@ -1,0 +1,126 @@
+package weir_test
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/weir-engine/weir"
+)
+
+type keyCount struct {
+	Key   int
+	Count int64
+}
+
+// runKeyedSum sums n records over keys 0..keys-1 with a keyed reduce.
+func runKeyedSum(t *testing.T, n, keys int, opts ...weir.Option) []keyCount {
+	t.Helper()
+	env := weir.NewEnv(append([]weir.Option{weir.WithParallelism(2)}, opts...)...)
+	in := make([]keyCount, n)
+	for i := range in {
+		in[i] = keyCount{Key: i * 7 % keys, Count: 1}
+	}
+	sums := weir.Reduce(weir.KeyBy(weir.FromSlice(env, in), func(c keyCount) int { return c.Key }),
+		func(a, b keyCount) (keyCount, error) { return keyCount{a.Key, a.Count + b.Count}, nil })
+	got, err := weir.Collect(context.Background(), sums)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got
+}
+
+// finals keeps the last result per key.
+func finals(rs []keyCount) map[int]int64 {
+	m := map[int]int64{}
+	for _, r := range rs {
+		m[r.Key] = max(m[r.Key], r.Count)
+	}
+	return m
+}
+
+func TestBatchReduceEmitsOneFinalRecordPerKey(t *testing.T) {
+	const n, keys = 40000, 101
+	streaming := runKeyedSum(t, n, keys)
+	// A sort memory of 64 KiB makes every subtask spill sorted runs.
+	batch := runKeyedSum(t, n, keys, weir.WithMode(weir.Batch), weir.WithSortMemory(64<<10))
+	if len(streaming) != n {
+		t.Fatalf("streaming emitted %d records, want every running result: %d", len(streaming), n)
+	}
+	if len(batch) != keys {
+		t.Fatalf("batch emitted %d records, want one per key: %d", len(batch), keys)
+	}
+	seen := map[int]bool{}
+	for _, r := range batch {
+		if seen[r.Key] {
+			t.Fatalf("batch emitted key %d twice", r.Key)
+		}
+		seen[r.Key] = true
+	}
+	if b, s := finals(batch), finals(streaming); !maps.Equal(b, s) {
+		t.Fatalf("final results differ: batch %v, streaming %v", b, s)
+	}
+}
+
+func TestBatchWindowsFireAtEndOfKeyWithoutWatermarks(t *testing.T) {
+	// Out of order by up to 200 ms, and the strategy allows none: in
+	// streaming, elements are late and windows incomplete; in batch every
+	// element counts, as the reference does.
+	rs := readings(5, 5000, 200)
+	env := weir.NewEnv(weir.WithParallelism(2), weir.WithMode(weir.Batch))
+	src := weir.AssignTimestampsAndWatermarks(weir.FromSlice(env, rs), weir.WatermarkStrategy[reading]{
+		Timestamp: func(r reading) int64 { return r.TS }, PerElement: true,
+	})
+	keyed := weir.KeyBy(src, func(r reading) string { return r.Sensor })
+	sums := weir.WindowAggregateWith(weir.Window(keyed, weir.SlidingEventTimeWindows(3*time.Second, time.Second)),
+		weir.AggregateFunction[reading, windowSum, windowSum](sumAgg{}),
+		func(k string, w weir.TimeWindow, s windowSum) (windowSum, error) {
+			s.Sensor, s.Start, s.End = k, w.Start, w.End
+			return s, nil
+		})
+	got, err := weir.Collect(context.Background(), sums)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sortWindows(got)
+	if want := referenceWindows(rs, 3000, 1000); !slices.Equal(got, want) {
+		t.Fatalf("got %d windows, want %d", len(got), len(want))
+	}
+}
+
+// timerAtEnd registers an event-time timer far in the future for every
+// element and emits, when it fires, how many elements its key saw.
+type timerAtEnd struct{}
+
+func (timerAtEnd) ProcessElement(ctx *weir.KeyedContext[string, string], r reading) error {
+	ctx.TimerService().RegisterEventTimeTimer(1 << 40)
+	return nil
+}
+
+func (timerAtEnd) OnTimer(ctx *weir.KeyedContext[string, string], ts int64) error {
+	ctx.Collect(fmt.Sprintf("%s fired at %d", ctx.Key(), ts))
+	return nil
+}
+
+func TestBatchEventTimeTimersFireAtEndOfEachKey(t *testing.T) {
+	env := weir.NewEnv(weir.WithParallelism(2), weir.WithMode(weir.Batch))
+	rs := readings(9, 1000, 10)
+	// No watermark strategy: batch mode needs none.
+	src := weir.FromSlice(env, rs)
+	out := weir.Process(weir.KeyBy(src, func(r reading) string { return r.Sensor }), weir.KeyedProcessFunction[string, reading, string](timerAtEnd{}))
+	got, err := weir.Collect(context.Background(), out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(got)
+	var want []string
+	for s := range 7 {
+		want = append(want, fmt.Sprintf("s%d fired at %d", s, int64(1<<40)))
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("got %v, want %v", got, want)
+	}
+}

@@ -58,6 +58,8 @@ func name(it network.Item) string {
 		return string(it.Buf)
 	case network.EndOfData:
 		return "eod"
+	case network.EndOfPartition:
+		return "eop"
 	case network.CheckpointBarrier:
 		if e.Unaligned {
 			return "ubarrier"

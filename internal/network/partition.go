@@ -12,10 +12,10 @@ type PartitionType int
 const (
 	// Pipelined partitions stream: the consumer reads while the producer
 	// writes, with credit-based back-pressure; the data is gone once
-	// consumed. The only type implemented today.
+	// consumed.
 	Pipelined PartitionType = iota
-	// Blocking partitions are written completely before they are
-	// consumed, and may be read again (batch exchanges). Not implemented.
+	// Blocking partitions are written completely to local disk before
+	// they are consumed (batch exchanges; see blocking.go).
 	Blocking
 	// BlockingPersistent partitions are blocking partitions that outlive
 	// the job (cached intermediate results). Not implemented.
@@ -56,6 +56,11 @@ type PartitionOptions struct {
 	// Backlog is the number of buffers a subpartition may hold beyond the
 	// credit of its consumer (Sizing.Backlog).
 	Backlog int
+	// Dir is where a Blocking partition writes its files (os.TempDir()
+	// when empty); RegionBytes is the bytes it buffers before writing a
+	// region (default 4 MiB).
+	Dir         string
+	RegionBytes int
 	// Wake, when set, receives a token (without blocking) whenever the
 	// partition becomes available again; a task shares one among its
 	// partitions. Nil: the partition makes its own, see Wake.
@@ -76,12 +81,14 @@ type ResultPartition struct {
 	wake chan struct{}
 	// unwritable counts subpartitions that are not writable.
 	unwritable atomic.Int32
+	// blocking is the file state of a Blocking partition, nil otherwise.
+	blocking *blockingState
 }
 
 // NewResultPartition returns a partition of o.Subpartitions subpartitions.
-// Only Pipelined partitions exist so far.
+// A Blocking partition creates its data file in o.Dir.
 func NewResultPartition(id PartitionID, o PartitionOptions) (*ResultPartition, error) {
-	if o.Type != Pipelined {
+	if o.Type != Pipelined && o.Type != Blocking {
 		return nil, fmt.Errorf("network: partition %v: type %v is not supported yet", id, o.Type)
 	}
 	if o.Subpartitions < 0 || o.Backlog < 0 {
@@ -91,10 +98,16 @@ func NewResultPartition(id PartitionID, o PartitionOptions) (*ResultPartition, e
 	if p.wake == nil {
 		p.wake = make(chan struct{}, 1)
 	}
+	if o.Type == Blocking {
+		var err error
+		if p.blocking, err = newBlockingState(id, o); err != nil {
+			return nil, err
+		}
+	}
 	for i := 0; i < o.Subpartitions; i++ {
 		s := &Subpartition{parent: p, index: i}
 		s.mu.out = *NewOutbox(o.Backlog)
-		s.mu.writable = s.mu.out.Writable()
+		s.mu.writable = p.blocking != nil || s.mu.out.Writable()
 		if !s.mu.writable {
 			p.unwritable.Add(1)
 		}
@@ -123,10 +136,14 @@ func (p *ResultPartition) IsAvailable() bool { return p.unwritable.Load() == 0 }
 // check IsAvailable after a receive, a token can be stale.
 func (p *ResultPartition) Wake() <-chan struct{} { return p.wake }
 
-// Release drops every queued item and fails later writes with ErrReleased.
+// Release drops every queued item and fails later writes with
+// ErrReleased; a Blocking partition removes its files.
 func (p *ResultPartition) Release() {
 	for _, s := range p.subs {
 		s.Release()
+	}
+	if p.blocking != nil {
+		p.blocking.release()
 	}
 }
 

@@ -1,6 +1,9 @@
 package network
 
-import "sync"
+import (
+	"io"
+	"sync"
+)
 
 // Subpartition is the part of a ResultPartition that one consumer channel
 // reads (Flink's PipelinedSubpartition): an Outbox behind a mutex, and the
@@ -23,6 +26,10 @@ type Subpartition struct {
 		// free holds buffers the consumer recycled, for the writer to
 		// reuse (locally a buffer moves without a copy).
 		free [][]byte
+		// reader reads a finished Blocking partition's file for the
+		// consumer, as credit allows; file is what it reads.
+		reader *segmentReader
+		file   io.Closer
 	}
 }
 
@@ -35,6 +42,9 @@ func (s *Subpartition) Index() int { return s.index }
 // consumer, after the event). It fails with ErrReleased once the consumer
 // or the partition is gone.
 func (s *Subpartition) Add(it Item) (overtaken [][]byte, err error) {
+	if s.parent.blocking != nil {
+		return nil, s.addBlocking(it)
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.mu.released {
@@ -134,6 +144,13 @@ func (s *Subpartition) dispatchLocked() {
 	if c := s.mu.consumer; c != nil {
 		for {
 			it, ok := s.mu.out.Next()
+			if !ok && s.mu.reader != nil && s.mu.out.Len() == 0 && s.mu.out.Credit() > 0 {
+				// A finished blocking partition reads its next item when
+				// the consumer has credit for it.
+				if s.readLocked() {
+					continue
+				}
+			}
 			if !ok {
 				break
 			}
@@ -147,7 +164,7 @@ func (s *Subpartition) dispatchLocked() {
 }
 
 func (s *Subpartition) updateWritableLocked() {
-	w := s.mu.released || s.mu.out.Writable()
+	w := s.mu.released || s.parent.blocking != nil || s.mu.out.Writable()
 	if w != s.mu.writable {
 		s.mu.writable = w
 		s.parent.setWritable(w)
@@ -167,6 +184,7 @@ func (s *Subpartition) releaseLocked() {
 		return
 	}
 	s.mu.released = true
+	s.closeReaderLocked()
 	s.mu.out.Clear()
 	s.mu.free = nil
 	s.mu.consumer = nil

@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"path/filepath"
 	"slices"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -122,5 +124,44 @@ func TestBatchEventTimeTimersFireAtEndOfEachKey(t *testing.T) {
 	}
 	if !slices.Equal(got, want) {
 		t.Fatalf("got %v, want %v", got, want)
+	}
+}
+
+func TestBatchExchangesAreBlockingAndRemovedAtTheEnd(t *testing.T) {
+	const n = 5000
+	dir := t.TempDir()
+	var produced atomic.Int64
+	var seenAtFirst atomic.Int64
+	seenAtFirst.Store(-1)
+	var filesWhileRunning atomic.Int64
+	env := weir.NewEnv(weir.WithParallelism(2), weir.WithMode(weir.Batch), weir.WithStateBackend(weir.StateBackend{LocalDir: dir}))
+	in := make([]int, n)
+	for i := range in {
+		in[i] = i
+	}
+	src := weir.Map(weir.FromSlice(env, in), func(v int) (int, error) { produced.Add(1); return v, nil })
+	// The map after keyBy is a separate vertex, across a blocking edge.
+	out := weir.Map(weir.KeyBy(src, func(v int) int { return v % 10 }).DataStream, func(v int) (int, error) {
+		if seenAtFirst.CompareAndSwap(-1, produced.Load()) {
+			files, _ := filepath.Glob(filepath.Join(dir, "weir-partitions", "*.data"))
+			filesWhileRunning.Store(int64(len(files)))
+		}
+		return v, nil
+	})
+	got, err := weir.Collect(context.Background(), out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != n {
+		t.Fatalf("collected %d records, want %d", len(got), n)
+	}
+	if s := seenAtFirst.Load(); s != n {
+		t.Fatalf("the consumer's first record came when the producers had emitted %d of %d: the exchange did not block", s, n)
+	}
+	if filesWhileRunning.Load() == 0 {
+		t.Fatal("no blocking partition file was on disk while the consumer ran")
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, "weir-partitions", "*")); len(left) != 0 {
+		t.Fatalf("partition files left after the job: %v", left)
 	}
 }

@@ -45,8 +45,10 @@ func ParseStateBackendKind(s string) (StateBackendKind, error) {
 type StateBackend struct {
 	Kind StateBackendKind
 	// LocalDir is where the Pebble backend keeps its working directories,
-	// one per keyed operator subtask, removed when the subtask ends
-	// (default os.TempDir()).
+	// one per keyed operator subtask, removed when the subtask ends, and
+	// where a batch job writes its blocking partitions (in
+	// weir-partitions, removed when the job ends) and sort runs (default
+	// os.TempDir()).
 	LocalDir string
 	// Incremental makes the Pebble backend's checkpoints upload only the
 	// SST files that the last completed checkpoint did not already hold;

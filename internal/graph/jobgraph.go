@@ -45,6 +45,11 @@ type JobEdge struct {
 	Pattern        Pattern
 	// StreamEdge is the operator-level edge this job edge carries.
 	StreamEdge *StreamEdge
+	// Blocking edges (every edge of a batch job, as Flink's default
+	// ALL_EDGES_BLOCKING) carry BLOCKING result partitions: the consumer
+	// reads after the producer finished, so the two are separate
+	// pipelined regions.
+	Blocking bool
 }
 
 // JobGraph is the vertex-level graph of a job, vertices in topological
@@ -100,7 +105,8 @@ func BuildJobGraph(sg *StreamGraph) *JobGraph {
 			if src == dst {
 				continue
 			}
-			je := &JobEdge{ID: len(jg.Edges), Source: src, Target: dst, Pattern: e.Partitioner.Kind.Pattern(), StreamEdge: e}
+			je := &JobEdge{ID: len(jg.Edges), Source: src, Target: dst, Pattern: e.Partitioner.Kind.Pattern(), StreamEdge: e,
+				Blocking: sg.Config.Batch}
 			jg.Edges = append(jg.Edges, je)
 			src.Outputs = append(src.Outputs, je)
 			dst.Inputs = append(dst.Inputs, je)

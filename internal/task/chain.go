@@ -44,8 +44,13 @@ func (t *Task) buildWriters() (map[*graph.StreamEdge]network.Writer, error) {
 	v := t.desc.Vertex
 	writers := make(map[*graph.StreamEdge]network.Writer)
 	for k, e := range v.Outputs {
+		typ := network.Pipelined
+		if e.Blocking {
+			typ = network.Blocking
+		}
 		part, err := network.NewResultPartition(t.partitionID(e, k, t.desc.Subtask), network.PartitionOptions{
-			Type:          network.Pipelined,
+			Type:          typ,
+			Dir:           t.cfg.StateBackend.LocalDir,
 			Subpartitions: graph.NumConsumers(e.Pattern, v.Parallelism, e.Target.Parallelism, t.desc.Subtask),
 			Backlog:       t.desc.Channels.Backlog,
 			Wake:          t.outputWake,

@@ -198,8 +198,9 @@ func (t *Task) handle(it network.Item, ch int) error {
 		}
 		return nil
 	case network.ChannelFailed:
-		// The connection carrying the channel broke: the task fails
-		// with the cause, and the job restarts.
+		// The connection carrying the channel broke, or a blocking
+		// partition it reads is missing or damaged: the task fails with
+		// the cause, and the job (or its region) restarts.
 		return fmt.Errorf("task: input channel %d: %w", ch, e.Err)
 	default:
 		return fmt.Errorf("task: unexpected event %T on channel %d", e, ch)

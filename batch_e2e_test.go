@@ -165,3 +165,25 @@ func TestBatchExchangesAreBlockingAndRemovedAtTheEnd(t *testing.T) {
 		t.Fatalf("partition files left after the job: %v", left)
 	}
 }
+
+func TestBatchJobWiderThanTheClusterRunsStageByStage(t *testing.T) {
+	// Parallelism 4 on 2 slots: streaming cannot place it; batch runs two
+	// subtasks at a time, each stage after the one it reads from.
+	const n, keys = 20000, 101
+	got := runKeyedSum(t, n, keys, weir.WithParallelism(4), weir.WithMiniCluster(1, 2), weir.WithMode(weir.Batch))
+	if len(got) != keys {
+		t.Fatalf("batch emitted %d records, want %d", len(got), keys)
+	}
+	var total int64
+	for _, r := range got {
+		total += r.Count
+	}
+	if total != n {
+		t.Fatalf("counts add up to %d, want %d", total, n)
+	}
+	env := weir.NewEnv(weir.WithParallelism(4), weir.WithMiniCluster(1, 2))
+	weir.Print(weir.FromSlice(env, []int{1}))
+	if _, err := env.Execute(context.Background(), "streaming"); !contains(err, "not enough slots") {
+		t.Fatalf("streaming on 2 slots: err = %v, want not enough slots (else the batch test shows nothing)", err)
+	}
+}

@@ -50,7 +50,13 @@ type restoredEvent struct {
 // deploy starts the restore of a generation, restored from a savepoint
 // (first generation) or from the latest completed checkpoint (after a
 // restart).
-func (jm *JobMaster) deploy(ctx context.Context, a scheduler.Deploy) { jm.startRestore(ctx, a, false) }
+func (jm *JobMaster) deploy(ctx context.Context, a scheduler.Deploy) {
+	if a.Incremental {
+		jm.deployMore(ctx, a)
+		return
+	}
+	jm.startRestore(ctx, a, false)
+}
 
 // startRestore starts the restore of a generation; create says it answers
 // the adaptive scheduler's CreateExecutionGraph.
@@ -244,4 +250,32 @@ func (jm *JobMaster) releaseHeld() {
 		jm.events.Push(ev)
 	}
 	jm.held = nil
+}
+
+// deployMore submits subtasks that join the running generation (a later
+// stage of a batch job): its restore and enumerators are done already.
+func (jm *JobMaster) deployMore(ctx context.Context, a scheduler.Deploy) {
+	sizing, err := jm.sizeChannels(a.Plan)
+	if err != nil {
+		jm.failAll(a, err)
+		return
+	}
+	jm.channels = sizing
+	jm.submit(ctx, a, nil)
+}
+
+// blockingUpstream maps each vertex of a job with blocking exchanges to
+// the vertices it reads from, for stage-by-stage scheduling; nil when the
+// job has none.
+func blockingUpstream(jg *graph.JobGraph) map[int][]int {
+	up := map[int][]int{}
+	blocking := false
+	for _, e := range jg.Edges {
+		blocking = blocking || e.Blocking
+		up[e.Target.ID] = append(up[e.Target.ID], e.Source.ID)
+	}
+	if !blocking {
+		return nil
+	}
+	return up
 }

@@ -217,7 +217,11 @@ func New(jobID string, jg *graph.JobGraph, tms []TaskManager, net *network.Regis
 	}
 	switch opts.Scheduler {
 	case "", SchedulerDefault:
-		jm.sched = scheduler.New(reqs, opts.Restart)
+		s := scheduler.New(reqs, opts.Restart)
+		if up := blockingUpstream(jg); up != nil {
+			s.SetStages(up)
+		}
+		jm.sched = s
 	case SchedulerAdaptive:
 		ao := opts.Adaptive
 		if c := opts.Checkpoints; c != nil && c.Enabled {

@@ -117,10 +117,13 @@ type (
 
 // Actions.
 type (
-	// Deploy starts the assigned subtasks of a generation.
+	// Deploy starts the assigned subtasks of a generation. An Incremental
+	// one adds subtasks to a generation that runs already (stage-by-stage
+	// scheduling, see stages.go).
 	Deploy struct {
-		Plan       slots.Plan
-		Generation int
+		Plan        slots.Plan
+		Generation  int
+		Incremental bool
 	}
 	// ScheduleRestart asks for a Restart event after Delay; every task of
 	// the failed generation has ended.
@@ -174,6 +177,8 @@ type Scheduler struct {
 	order    []graph.SubtaskID
 	failure  RootCause
 	ready    []any
+	// stages is set for stage-by-stage scheduling (SetStages).
+	stages *stages
 }
 
 // New returns the scheduler of a job with the given vertices; a nil
@@ -272,6 +277,10 @@ func (s *Scheduler) pendingGeneration() int {
 // place deploys the next generation (the first, or a restart) into the
 // job's slots, or waits for more, or fails the job for want of them.
 func (s *Scheduler) place() {
+	if s.stages != nil {
+		s.placeStages()
+		return
+	}
 	plan, err := slots.Allocate(s.reqs, s.free)
 	switch {
 	case err != nil && s.waitForSlots:
@@ -344,6 +353,9 @@ func (s *Scheduler) taskState(e TaskState) {
 	s.execs[e.ID] = e.State
 	if e.State == ExecFailed {
 		s.laterFailure(e.Err)
+	}
+	if s.stages != nil && e.State.Terminal() {
+		defer s.stageEnded(e.ID)
 	}
 	switch e.State {
 	case ExecFailed:

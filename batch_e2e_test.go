@@ -1,11 +1,17 @@
 package weir_test
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"log/slog"
 	"maps"
+	"os"
 	"path/filepath"
 	"slices"
+	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -186,4 +192,113 @@ func TestBatchJobWiderThanTheClusterRunsStageByStage(t *testing.T) {
 	if _, err := env.Execute(context.Background(), "streaming"); !contains(err, "not enough slots") {
 		t.Fatalf("streaming on 2 slots: err = %v, want not enough slots (else the batch test shows nothing)", err)
 	}
+}
+
+func TestBatchFailureRerunsOnlyTheFailedRegion(t *testing.T) {
+	const n, keys = 10000, 101
+	var produced, failures atomic.Int64
+	env := weir.NewEnv(weir.WithParallelism(2), weir.WithMode(weir.Batch),
+		weir.WithRestartStrategy(weir.FixedDelayRestart(3, time.Millisecond)))
+	in := make([]keyCount, n)
+	for i := range in {
+		in[i] = keyCount{Key: i % keys, Count: 1}
+	}
+	src := weir.Map(weir.FromSlice(env, in), func(c keyCount) (keyCount, error) { produced.Add(1); return c, nil })
+	sums := weir.Reduce(weir.KeyBy(src, func(c keyCount) int { return c.Key }),
+		func(a, b keyCount) (keyCount, error) { return keyCount{a.Key, a.Count + b.Count}, nil })
+	// The downstream region fails once, after the sources finished.
+	checked := weir.Map(sums, func(c keyCount) (keyCount, error) {
+		if c.Key == 7 && failures.CompareAndSwap(0, 1) {
+			return c, errors.New("injected failure")
+		}
+		return c, nil
+	})
+	got, err := weir.Collect(context.Background(), checked)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if failures.Load() != 1 {
+		t.Fatal("the injected failure did not happen")
+	}
+	if p := produced.Load(); p != n {
+		t.Fatalf("the sources emitted %d records, want %d: they ran again", p, n)
+	}
+	if len(got) != keys {
+		t.Fatalf("collected %d results, want %d", len(got), keys)
+	}
+	for _, r := range got {
+		if r.Count != n/keys && r.Count != n/keys+1 {
+			t.Fatalf("key %d counted %d", r.Key, r.Count)
+		}
+	}
+}
+
+func TestBatchCorruptPartitionRerunsItsProducers(t *testing.T) {
+	const n, keys = 10000, 101
+	dir := t.TempDir()
+	var produced, corrupted atomic.Int64
+	var logs syncBuffer
+	// One slot: the sources run one after the other, so the second finds
+	// the first one's partition complete on disk and damages it.
+	env := weir.NewEnv(weir.WithParallelism(2), weir.WithMiniCluster(1, 1), weir.WithMode(weir.Batch),
+		weir.WithStateBackend(weir.StateBackend{LocalDir: dir}),
+		weir.WithLogger(slog.New(slog.NewTextHandler(&logs, nil))),
+		weir.WithRestartStrategy(weir.FixedDelayRestart(3, time.Millisecond)))
+	in := make([]keyCount, n)
+	for i := range in {
+		in[i] = keyCount{Key: i % keys, Count: 1}
+	}
+	src := weir.Map(weir.FromSlice(env, in), func(c keyCount) (keyCount, error) {
+		produced.Add(1)
+		// The index is written when the partition is complete.
+		index, _ := filepath.Glob(filepath.Join(dir, "weir-partitions", "*-s0-o0.index"))
+		if len(index) == 1 && corrupted.CompareAndSwap(0, 1) {
+			data := strings.TrimSuffix(index[0], ".index") + ".data"
+			b, err := os.ReadFile(data)
+			if err != nil {
+				return c, err
+			}
+			b[len(b)/2] ^= 0xff
+			if err := os.WriteFile(data, b, 0o644); err != nil {
+				return c, err
+			}
+		}
+		return c, nil
+	})
+	sums := weir.Reduce(weir.KeyBy(src, func(c keyCount) int { return c.Key }),
+		func(a, b keyCount) (keyCount, error) { return keyCount{a.Key, a.Count + b.Count}, nil })
+	got, err := weir.Collect(context.Background(), sums)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if corrupted.Load() != 1 {
+		t.Fatal("no partition was damaged")
+	}
+	if !strings.Contains(logs.String(), "corrupt") {
+		t.Fatalf("the damage was not detected; log:\n%s", logs.String())
+	}
+	if p := produced.Load(); p != 2*n {
+		t.Fatalf("the sources emitted %d records, want %d: both run again after the loss", p, 2*n)
+	}
+	if b, want := finals(got), finals(runKeyedSum(t, n, keys)); len(got) != keys || !maps.Equal(b, want) {
+		t.Fatalf("after the failover: %d results, want %d equal to streaming's", len(got), keys)
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for the engine's goroutines.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }

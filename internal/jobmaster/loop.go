@@ -133,6 +133,11 @@ func (l *Loop) act() (Result, bool) {
 				l.slotWait.Stop()
 			}
 			l.slotWait = jm.clock.AfterFunc(jm.opts.SlotWait, func() { jm.events.Push(slotWaitTimer{a.Generation}) })
+		case scheduler.RegionFailover:
+			jm.log.Warn("region failed, running it again", "subtasks", a.Rerun, "cause", a.Cause)
+			for _, id := range a.Rerun {
+				jm.net.ReleaseProducer(jm.jobID, jm.sched.Generation(), id.Vertex, id.Subtask)
+			}
 		case scheduler.Deploy:
 			if l.slotWait != nil {
 				l.slotWait.Stop()

@@ -89,21 +89,64 @@ func (s *Subpartition) addBlocking(it Item) error {
 }
 
 // startReading opens the subpartition's segments of the finished files
-// and hands the connected consumer what its credit allows.
+// for a connected consumer and hands it what its credit allows.
 func (s *Subpartition) startReading() {
-	f := s.parent.blocking.files
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.mu.released {
+	if s.mu.released || s.mu.consumer == nil || s.mu.opened {
 		return
 	}
+	s.openReaderLocked()
+	s.dispatchLocked()
+}
+
+func (s *Subpartition) openReaderLocked() {
+	f := s.parent.blocking.files
+	s.mu.opened = true
 	r, file, err := openSegmentReader(f.indexPath, f.dataPath, s.index)
 	if err != nil {
-		s.mu.out.Add(Item{Event: ChannelFailed{Err: err}})
-	} else {
-		s.mu.reader, s.mu.file = r, file
+		s.mu.out.Add(Item{Event: ChannelFailed{Err: fmt.Errorf("partition %v, subpartition %d: %w", s.parent.id, s.index, err)}})
+		return
+	}
+	s.mu.reader, s.mu.file = r, file
+}
+
+// connectBlocking makes r the consumer of a blocking subpartition. A
+// blocking partition may be read again: a consumer that replaces an
+// earlier one (a re-run after a failure) reads from the start.
+func (s *Subpartition) connectBlocking(r Receiver) error {
+	b := s.parent.blocking
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if b.isReleased() {
+		return ErrReleased
+	}
+	credit, ok := r.Connect(s)
+	if !ok {
+		s.releaseLocked()
+		return nil
+	}
+	s.closeReaderLocked()
+	s.mu.out = Outbox{maxBacklog: s.mu.out.maxBacklog}
+	s.mu.released, s.mu.opened, s.mu.consumer = false, false, r
+	s.mu.out.Grant(credit)
+	if b.isFinished() {
+		s.openReaderLocked()
 	}
 	s.dispatchLocked()
+	return nil
+}
+
+func (b *blockingState) isReleased() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.released
+}
+
+func (b *blockingState) isFinished() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.finished
 }
 
 // readLocked queues the next item of the file; false at the end. A read

@@ -178,3 +178,17 @@ func TestBlockingPartitionReleaseRemovesFiles(t *testing.T) {
 		t.Fatalf("Add after Release: %v, want ErrReleased", err)
 	}
 }
+
+func TestBlockingPartitionIsReadAgainByANewConsumer(t *testing.T) {
+	p := blockingPartition(t, 1, 128)
+	fill(t, p, 100)
+	for attempt := range 2 {
+		g := network.NewGate(1, 3)
+		network.ConnectLocal(p.Subpartition(0), g.Channel(0))
+		got := pollAll(g)
+		g.Release()
+		if w := want(0, 100); !slices.Equal(got, w) {
+			t.Fatalf("consumer %d read %d items, want %d", attempt, len(got), len(w))
+		}
+	}
+}

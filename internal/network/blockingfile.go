@@ -22,6 +22,9 @@ import (
 // what its index or checksums say: truncated, damaged or not one.
 var ErrCorruptPartition = errors.New("network: blocking partition file is corrupt")
 
+// ErrPartitionNotFound marks a blocking partition whose files are gone.
+var ErrPartitionNotFound = errors.New("network: blocking partition file is missing")
+
 const (
 	blockingMagic = "WEIRBP01"
 	// indexEntrySize is offset (8), length (8) and CRC32C (4).
@@ -288,11 +291,11 @@ func (f *partitionFiles) remove() error {
 func openSegmentReader(indexPath, dataPath string, sub int) (*segmentReader, *os.File, error) {
 	ib, err := os.ReadFile(indexPath)
 	if err != nil {
-		return nil, nil, fmt.Errorf("network: read blocking partition index: %w", err)
+		return nil, nil, fmt.Errorf("%w: read the index: %w", ErrPartitionNotFound, err)
 	}
 	data, err := os.Open(dataPath)
 	if err != nil {
-		return nil, nil, fmt.Errorf("network: open blocking partition: %w", err)
+		return nil, nil, fmt.Errorf("%w: %w", ErrPartitionNotFound, err)
 	}
 	fi, err := data.Stat()
 	if err != nil {

@@ -72,10 +72,11 @@ func NewRegistry() *Registry {
 	return &Registry{partitions: make(map[PartitionID]*ResultPartition), waiting: make(map[PartitionID][]request)}
 }
 
-// RegisterPartition implements ConnectionManager.
+// RegisterPartition implements ConnectionManager. A blocking partition
+// that was released (its producer failed) is replaced by the re-run's.
 func (r *Registry) RegisterPartition(p *ResultPartition) error {
 	r.mu.Lock()
-	if _, dup := r.partitions[p.id]; dup {
+	if old, dup := r.partitions[p.id]; dup && !(old.blocking != nil && old.blocking.isReleased()) {
 		r.mu.Unlock()
 		return fmt.Errorf("network: partition %v is registered already", p.id)
 	}
@@ -134,6 +135,24 @@ func (r *Registry) ReleaseJob(job string, generation int) {
 	for id := range r.waiting {
 		if id.Job == job && id.Generation == generation {
 			delete(r.waiting, id)
+		}
+	}
+	r.mu.Unlock()
+	for _, p := range released {
+		p.Release()
+	}
+}
+
+// ReleaseProducer releases and forgets the partitions that one producer
+// subtask of a job's generation wrote: it is about to run again (a region
+// failover) and write them anew.
+func (r *Registry) ReleaseProducer(job string, generation, vertex, subtask int) {
+	r.mu.Lock()
+	var released []*ResultPartition
+	for id, p := range r.partitions {
+		if id.Job == job && id.Generation == generation && id.Vertex == vertex && id.Subtask == subtask {
+			released = append(released, p)
+			delete(r.partitions, id)
 		}
 	}
 	r.mu.Unlock()

@@ -30,6 +30,8 @@ type Subpartition struct {
 		// consumer, as credit allows; file is what it reads.
 		reader *segmentReader
 		file   io.Closer
+		// opened is set once the current consumer's reader was opened.
+		opened bool
 	}
 }
 
@@ -82,8 +84,12 @@ func (s *Subpartition) Backlog() int {
 // subpartition hands over what that credit allows. It fails with
 // ErrReleased when the subpartition was released before (its consumer, or
 // its partition, is gone); a receiver that refuses (it was released) only
-// releases the subpartition.
+// releases the subpartition. A blocking subpartition may be connected
+// again (see connectBlocking).
 func (s *Subpartition) Connect(r Receiver) error {
+	if s.parent.blocking != nil {
+		return s.connectBlocking(r)
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.mu.released {

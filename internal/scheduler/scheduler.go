@@ -141,6 +141,13 @@ type (
 	}
 	// CancelTasks cancels running subtasks.
 	CancelTasks struct{ IDs []graph.SubtaskID }
+	// RegionFailover reports that the failure of a pipelined region is
+	// handled by running Rerun again (stage-by-stage scheduling); the
+	// subtasks are deployed by later Deploy actions.
+	RegionFailover struct {
+		Rerun []graph.SubtaskID
+		Cause error
+	}
 	// Terminated reports the job's final state.
 	Terminated struct {
 		Status JobStatus
@@ -179,6 +186,9 @@ type Scheduler struct {
 	ready    []any
 	// stages is set for stage-by-stage scheduling (SetStages).
 	stages *stages
+	// RegionRestarts counts the regions that failed over (stage-by-stage
+	// scheduling only).
+	RegionRestarts int
 }
 
 // New returns the scheduler of a job with the given vertices; a nil
@@ -356,6 +366,10 @@ func (s *Scheduler) taskState(e TaskState) {
 	}
 	if s.stages != nil && e.State.Terminal() {
 		defer s.stageEnded(e.ID)
+	}
+	if s.stages != nil && e.State == ExecFailed && s.status == Running && !s.stopping && s.regionFailover(e.ID, e.Err, e.Now) {
+		s.settle()
+		return
 	}
 	switch e.State {
 	case ExecFailed:

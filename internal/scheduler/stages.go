@@ -1,9 +1,12 @@
 package scheduler
 
 import (
+	"errors"
 	"fmt"
+	"time"
 
 	"github.com/weir-engine/weir/internal/graph"
+	"github.com/weir-engine/weir/internal/network"
 	"github.com/weir-engine/weir/internal/scheduler/slots"
 )
 
@@ -15,6 +18,13 @@ import (
 // subtasks at a time. The first Deploy of a generation goes through the
 // JobMaster's restore; the later ones add subtasks to the running
 // generation (Deploy.Incremental).
+
+// A failure fails over its region only (Flink's RestartPipelinedRegion
+// strategy): the failed subtask is deployed again, at once, if the restart
+// strategy allows, in the same generation, reading the blocking partitions
+// its producers left on disk; when it failed because an input partition
+// was lost or damaged, the subtasks of the vertices it reads from run
+// again first, and write those partitions anew. Nothing else is cancelled.
 
 // stages is the state of stage-by-stage scheduling.
 type stages struct {
@@ -120,4 +130,37 @@ func (s *Scheduler) stageEnded(id graph.SubtaskID) {
 	if s.status == Running && !s.stopping {
 		s.deployReady(true)
 	}
+}
+
+// regionFailover handles the failure of subtask id of a running
+// generation; it reports false when the job fails instead (an
+// unrecoverable cause: the caller's ordinary path fails the job).
+func (s *Scheduler) regionFailover(id graph.SubtaskID, cause error, now time.Time) bool {
+	if Unrecoverable(cause) {
+		return false
+	}
+	if _, ok := s.restart.OnFailure(now); !ok {
+		s.failure = NewRootCause(cause, nil)
+		if _, none := s.restart.(NoRestart); !none {
+			s.failure = NewRootCause(cause, RestartsExhausted(s.restart))
+		}
+		s.status = Failing
+		s.cancelRemaining()
+		return true
+	}
+	s.execs[id] = ExecCreated
+	s.RegionRestarts++
+	rerun := []graph.SubtaskID{id}
+	if errors.Is(cause, network.ErrCorruptPartition) || errors.Is(cause, network.ErrPartitionNotFound) {
+		for _, up := range s.stages.upstream[id.Vertex] {
+			for _, p := range s.order {
+				if p.Vertex == up && s.execs[p] == ExecFinished {
+					s.execs[p] = ExecCreated
+					rerun = append(rerun, p)
+				}
+			}
+		}
+	}
+	s.ready = append(s.ready, RegionFailover{Rerun: rerun, Cause: cause})
+	return true
 }

@@ -302,3 +302,23 @@ func (s *syncBuffer) String() string {
 	defer s.mu.Unlock()
 	return s.b.String()
 }
+
+func TestAutomaticModeIsBatchWhenEverySourceIsBounded(t *testing.T) {
+	const n, keys = 4000, 101
+	if got := runKeyedSum(t, n, keys, weir.WithMode(weir.Automatic)); len(got) != keys {
+		t.Fatalf("automatic mode on bounded input emitted %d records, want batch's %d", len(got), keys)
+	}
+	// An unbounded source makes it streaming: running results come at
+	// once, before the input ends.
+	env := weir.NewEnv(weir.WithParallelism(1), weir.WithMode(weir.Automatic))
+	src := weir.Generate(env, weir.Generator[keyCount]{Fn: func(i int64) (keyCount, error) { return keyCount{int(i % 3), 1}, nil }})
+	sums := weir.Reduce(weir.KeyBy(src, func(c keyCount) int { return c.Key }),
+		func(a, b keyCount) (keyCount, error) { return keyCount{a.Key, a.Count + b.Count}, nil })
+	got, err := weir.CollectN(context.Background(), sums, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 10 {
+		t.Fatalf("automatic mode on an unbounded source collected %d running results, want 10", len(got))
+	}
+}

@@ -30,11 +30,17 @@ const (
 	// one final record per key, windows and event-time timers fire at the
 	// end of each key, without watermarks; checkpoints are not taken.
 	Batch
+	// Automatic is Flink's AUTOMATIC: each execution runs as Batch when
+	// every one of its sources is bounded, as Streaming otherwise.
+	Automatic
 )
 
 func (m RuntimeMode) String() string {
-	if m == Batch {
+	switch m {
+	case Batch:
 		return "batch"
+	case Automatic:
+		return "automatic"
 	}
 	return "streaming"
 }
@@ -154,7 +160,7 @@ func (o *Options) Validate() error {
 		return fmt.Errorf("weir: mini-cluster size %d x %d must be positive", o.TaskManagers, o.SlotsPerTaskManager)
 	case o.NetworkMemory < 0:
 		return fmt.Errorf("weir: network memory %d must be positive", o.NetworkMemory)
-	case o.Mode != Streaming && o.Mode != Batch:
+	case o.Mode != Streaming && o.Mode != Batch && o.Mode != Automatic:
 		return fmt.Errorf("weir: unknown runtime mode %d", o.Mode)
 	case o.JobID != "" && !isJobID(o.JobID):
 		return fmt.Errorf("weir: job id %q: want 32 lower-case hex characters", o.JobID)
@@ -310,18 +316,20 @@ func (e *Env) jobGraphOf(sinks []*graph.Transformation) (*graph.JobGraph, error)
 		return nil, fmt.Errorf("weir: no sink was added since the last execution: %w", graph.ErrEmpty)
 	}
 	ts := graph.Upstream(sinks)
-	if e.opts.Mode == Batch {
-		for _, t := range ts {
-			if t.Kind == graph.KindSource && !t.Bounded {
+	batch := e.opts.Mode == Batch || e.opts.Mode == Automatic
+	for _, t := range ts {
+		if t.Kind == graph.KindSource && !t.Bounded {
+			if e.opts.Mode == Batch {
 				return nil, fmt.Errorf("weir: batch mode needs bounded sources, and %q is unbounded", t.Name)
 			}
+			batch = false
 		}
 	}
 	sg, err := graph.Translate(ts, graph.Config{
 		Parallelism:     e.opts.Parallelism,
 		MaxParallelism:  e.opts.MaxParallelism,
 		DisableChaining: e.opts.DisableChaining,
-		Batch:           e.opts.Mode == Batch,
+		Batch:           batch,
 	})
 	if err != nil {
 		return nil, err

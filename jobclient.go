@@ -54,7 +54,7 @@ func (e *Env) ExecuteAsync(ctx context.Context, name string) (*JobClient, error)
 	if err != nil {
 		return nil, err
 	}
-	if e.opts.Mode == Batch && cp != nil {
+	if jg.Batch && cp != nil {
 		// As in Flink, a batch job recovers by re-running, not from
 		// checkpoints.
 		e.opts.Logger.Info("batch mode takes no checkpoints; the checkpoint configuration is ignored")

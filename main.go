@@ -154,8 +154,11 @@ func engineOptions(req cli.RunRequest) []Option {
 	if e.Parallelism > 0 {
 		opts = append(opts, WithParallelism(e.Parallelism))
 	}
-	if e.Mode == "batch" {
+	switch e.Mode {
+	case "batch":
 		opts = append(opts, WithMode(Batch))
+	case "automatic":
+		opts = append(opts, WithMode(Automatic))
 	}
 	if e.TaskManagers > 0 || e.Slots > 0 {
 		opts = append(opts, WithMiniCluster(e.TaskManagers, e.Slots))

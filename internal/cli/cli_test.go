@@ -109,7 +109,7 @@ func TestRunUsageErrors(t *testing.T) {
 		{[]string{"run", "--quiet", "nosuchjob", "--input", "x"}, `unknown job "nosuchjob"`},
 		{[]string{"run", "wordcount", "--parallelism", "abc"}, `run: invalid value "abc" for --parallelism`},
 		{[]string{"run", "wordcount", "--parallelism", "0"}, `run: invalid value "0" for --parallelism`},
-		{[]string{"run", "wordcount", "--mode", "fast"}, `run: invalid value "fast" for --mode: want streaming or batch`},
+		{[]string{"run", "wordcount", "--mode", "fast"}, `run: invalid value "fast" for --mode: want streaming, batch or automatic`},
 		{[]string{"run", "wordcount", "--checkpoint-interval", "soon"}, `run: invalid value "soon" for --checkpoint-interval`},
 		{[]string{"run", "wordcount", "--checkpoint-interval", "-1s"}, `run: invalid value "-1s" for --checkpoint-interval`},
 		{[]string{"run", "wordcount", "--jobmanager=h:1"}, "run: --jobmanager is not available in this version"},

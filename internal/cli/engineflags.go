@@ -19,7 +19,7 @@ type EngineFlags struct {
 	// Parallelism is the default parallelism of operators (default: the
 	// number of CPUs).
 	Parallelism int
-	// Mode is "streaming" or "batch" ("" means streaming).
+	// Mode is "streaming", "batch" or "automatic" ("" means streaming).
 	Mode string
 	// TaskManagers and Slots size the embedded mini-cluster (default one
 	// TaskManager with as many slots as the job needs).
@@ -88,10 +88,10 @@ var engineFlags = []engineFlag{
 			f.Parallelism, err = positive(v, maxParallelism)
 			return err
 		}},
-	{name: "mode", arg: "streaming|batch", usage: "runtime mode (default streaming); batch needs bounded sources",
+	{name: "mode", arg: "streaming|batch|automatic", usage: "runtime mode (default streaming); batch needs bounded sources, automatic is batch when every source is bounded",
 		set: func(f *EngineFlags, v string) error {
-			if v != "streaming" && v != "batch" {
-				return fmt.Errorf("want streaming or batch")
+			if v != "streaming" && v != "batch" && v != "automatic" {
+				return fmt.Errorf("want streaming, batch or automatic")
 			}
 			f.Mode = v
 			return nil

@@ -55,6 +55,8 @@ type JobEdge struct {
 // JobGraph is the vertex-level graph of a job, vertices in topological
 // order.
 type JobGraph struct {
+	// Batch is set for a batch execution (Config.Batch).
+	Batch    bool
 	Vertices []*JobVertex
 	// Edges lists every JobEdge by ID.
 	Edges []*JobEdge
@@ -78,7 +80,7 @@ func IsChainable(e *StreamEdge, cfg Config) bool {
 
 // BuildJobGraph chains the stream graph's operators into job vertices.
 func BuildJobGraph(sg *StreamGraph) *JobGraph {
-	jg := &JobGraph{vertexOf: make(map[*StreamNode]*JobVertex)}
+	jg := &JobGraph{Batch: sg.Config.Batch, vertexOf: make(map[*StreamNode]*JobVertex)}
 	// Nodes are in topological order, so a node's chained predecessor has
 	// been placed before it.
 	for _, n := range sg.Nodes {

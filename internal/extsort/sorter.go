@@ -3,6 +3,7 @@ package extsort
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"container/heap"
 	"encoding/binary"
 	"errors"
@@ -14,7 +15,7 @@ import (
 
 // recordOverhead is what the memory budget charges per record besides its
 // bytes: the offsets that locate it in the arena.
-const recordOverhead = 24
+const recordOverhead = 32
 
 // Sorter collects (key, value) records and returns them in key order. The
 // zero value is not usable; call New.
@@ -34,6 +35,15 @@ type Sorter struct {
 type span struct {
 	off        int
 	klen, vlen int
+	// prefix is the key's first 8 bytes, big-endian, zero-padded: most
+	// comparisons end on it without touching the arena.
+	prefix uint64
+}
+
+func keyPrefix(key []byte) uint64 {
+	var b [8]byte
+	copy(b[:], key)
+	return binary.BigEndian.Uint64(b[:])
 }
 
 // New returns a sorter that spills to files in dir (os.TempDir() when
@@ -53,7 +63,7 @@ func (s *Sorter) Add(key, value []byte) error {
 	}
 	off := len(s.arena)
 	s.arena = append(append(s.arena, key...), value...)
-	s.recs = append(s.recs, span{off: off, klen: len(key), vlen: len(value)})
+	s.recs = append(s.recs, span{off: off, klen: len(key), vlen: len(value), prefix: keyPrefix(key)})
 	if len(s.arena)+recordOverhead*len(s.recs) > s.budget {
 		return s.spill()
 	}
@@ -64,7 +74,17 @@ func (s *Sorter) key(r span) []byte   { return s.arena[r.off : r.off+r.klen] }
 func (s *Sorter) value(r span) []byte { return s.arena[r.off+r.klen : r.off+r.klen+r.vlen] }
 
 func (s *Sorter) sortMemory() {
-	slices.SortStableFunc(s.recs, func(a, b span) int { return bytes.Compare(s.key(a), s.key(b)) })
+	// Records are appended in order, so their arena offsets break ties:
+	// the sort is stable without the cost of a stable sort.
+	slices.SortFunc(s.recs, func(a, b span) int {
+		if c := cmp.Compare(a.prefix, b.prefix); c != 0 {
+			return c
+		}
+		if c := bytes.Compare(s.key(a), s.key(b)); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.off, b.off)
+	})
 }
 
 // spill writes the records in memory, sorted, to a new run file.

@@ -150,9 +150,13 @@ func (jm *JobMaster) submit(ctx context.Context, a scheduler.Deploy, rs *restore
 		}
 		jm.stepCheckpoint(ctx, ev)
 	}
+	// Every subtask is placed before any is deployed: a consumer's
+	// descriptor names where its producers run (see dataAddress).
+	for _, as := range a.Plan.Assignments {
+		jm.placed[as.SubtaskID] = as.Slot.TaskManager
+	}
 	for _, as := range a.Plan.Assignments {
 		id := as.SubtaskID
-		jm.placed[id] = as.Slot.TaskManager
 		var init taskmanager.Init
 		if rs != nil {
 			init = rs.inits[id]

@@ -25,6 +25,7 @@ func (jm *JobMaster) descriptor(gen int, id graph.SubtaskID, slot slots.ID, init
 		g := &rpcpb.InputGateDescriptor{Edge: int32(e.ID), ProducerVertex: int32(e.Source.ID)}
 		for _, p := range graph.ProducersOf(e.Pattern, e.Source.Parallelism, v.Parallelism, id.Subtask) {
 			g.ProducerSubtasks = append(g.ProducerSubtasks, int32(p))
+			g.ProducerDataAddresses = append(g.ProducerDataAddresses, jm.dataAddress(graph.SubtaskID{Vertex: e.Source.ID, Subtask: p}))
 		}
 		d.Inputs = append(d.Inputs, g)
 	}
@@ -37,4 +38,14 @@ func (jm *JobMaster) descriptor(gen int, id graph.SubtaskID, slot slots.ID, init
 			Storage: jm.cp.opts.Storage.Root()}
 	}
 	return d
+}
+
+// dataAddress is where the TaskManager that runs subtask id serves its
+// result partitions ("" in process, or when it is not placed).
+func (jm *JobMaster) dataAddress(id graph.SubtaskID) string {
+	tm, ok := jm.placed[id]
+	if !ok {
+		return ""
+	}
+	return jm.tms[tm].DataAddress
 }

@@ -21,8 +21,13 @@ import (
 // rpc.TaskExecutorGateway (Options.RPC) and never waits for an answer: the
 // answers it needs come back as events too.
 
-// Address is where the JobMaster's gateway is served.
-func (jm *JobMaster) Address() string { return "jobmaster/" + jm.jobID }
+// Address is where the JobMaster's gateway is served (Options.Address).
+func (jm *JobMaster) Address() string {
+	if jm.opts.Address != "" {
+		return jm.opts.Address
+	}
+	return "jobmaster/" + jm.jobID
+}
 
 // Serve serves the JobMaster's gateway before the job starts, so that a
 // ResourceManager can offer it slots through the gateway first; Start

@@ -44,6 +44,9 @@ type TaskManager struct {
 	Address string
 	Slots   []slots.ID
 	Network network.Capacity
+	// DataAddress is where its data plane serves its result partitions
+	// ("": in this process, the network the JobMaster was given).
+	DataAddress string
 }
 
 // address is where tm's gateway is served.
@@ -121,6 +124,10 @@ type Options struct {
 	// adaptive.go), configured by Adaptive.
 	Scheduler string
 	Adaptive  adaptive.Options
+	// Address is where the JobMaster's gateway is served and reached by
+	// its TaskManagers (default "jobmaster/<job id>", an rpc.Local
+	// address); a JobManager process gives the address of its RPC port.
+	Address string
 	// Executor runs the JobMaster's work off its loop (storage calls, a
 	// generation's restore), which reports back through the loop's queue
 	// (nil: each in a goroutine of its own). Run, or Loop.Close, waits for

@@ -43,7 +43,8 @@ func (jm *JobMaster) RegisterTaskManager(tm TaskManager) {
 // SlotOffer is the message that offers the job tm's slots (the
 // ResourceManager's side of RegisterTaskManager).
 func SlotOffer(job string, tm TaskManager) *rpcpb.OfferSlotsRequest {
-	m := &rpcpb.OfferSlotsRequest{TaskManagerId: tm.ID, JobId: job, Address: tm.Address, Network: rpc.Capacity(tm.Network)}
+	m := &rpcpb.OfferSlotsRequest{TaskManagerId: tm.ID, JobId: job, Address: tm.Address, Network: rpc.Capacity(tm.Network),
+		DataAddress: tm.DataAddress}
 	for _, s := range tm.Slots {
 		m.Offers = append(m.Offers, &rpcpb.SlotOffer{Slot: rpc.SlotID(s)})
 	}
@@ -53,7 +54,8 @@ func SlotOffer(job string, tm TaskManager) *rpcpb.OfferSlotsRequest {
 // fromSlotOffer is the TaskManager an offer describes, or an error when
 // it offers slots of another TaskManager or none.
 func fromSlotOffer(m *rpcpb.OfferSlotsRequest) (TaskManager, error) {
-	tm := TaskManager{ID: m.GetTaskManagerId(), Address: m.GetAddress(), Network: rpc.FromCapacity(m.GetNetwork())}
+	tm := TaskManager{ID: m.GetTaskManagerId(), Address: m.GetAddress(), Network: rpc.FromCapacity(m.GetNetwork()),
+		DataAddress: m.GetDataAddress()}
 	if tm.ID == "" || len(m.GetOffers()) == 0 {
 		return tm, fmt.Errorf("jobmaster: an offer of %d slots of TaskManager %q", len(m.GetOffers()), tm.ID)
 	}

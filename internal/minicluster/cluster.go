@@ -35,6 +35,26 @@ type ClusterOptions struct {
 	// with it (nil: such specs are refused). The root package injects the
 	// one over weir.RegisterJob's registry.
 	Builder funcspec.Builder
+	// Transport carries the messages between the ResourceManager, the
+	// JobMasters and the TaskManagers (nil: an rpc.Local of the cluster's
+	// own). A JobManager process gives its gRPC server and client, and its
+	// TaskManagers, in other processes, register through the gateway it
+	// serves at ResourceManagerName.
+	Transport Transport
+	// JobMasterAddress is where the JobMaster of a job is served on
+	// Transport (nil: jobmaster's default).
+	JobMasterAddress func(jobID string) string
+}
+
+// Transport is how the parts of a cluster reach each other: an *rpc.Local
+// in one process, gRPC between processes.
+type Transport interface {
+	ServeJobMaster(addr string, g rpc.JobMasterGateway) (stop func(), err error)
+	ServeTaskExecutor(addr string, g rpc.TaskExecutorGateway) (stop func(), err error)
+	ServeResourceManager(addr string, g rpc.ResourceManagerGateway) (stop func(), err error)
+	JobMaster(addr string) rpc.JobMasterGateway
+	TaskExecutor(addr string) rpc.TaskExecutorGateway
+	ResourceManager(addr string) rpc.ResourceManagerGateway
 }
 
 // ErrClosed is the error of a cluster that was closed.
@@ -61,7 +81,7 @@ type Cluster struct {
 	// transport carries the messages between the JobMasters and the
 	// TaskManagers (encoded in tests); functions holds the graphs of the
 	// running jobs, which deployments name by function spec.
-	transport *rpc.Local
+	transport Transport
 	functions *funcspec.Table
 	// storages are the jobs' checkpoint storages, shared by every
 	// TaskManager: a job's subtasks write through its JobMaster's.
@@ -98,7 +118,10 @@ func NewCluster(opts ClusterOptions) (*Cluster, error) {
 		opts.NetworkMemory = network.DefaultNetworkMemory
 	}
 	c := &Cluster{opts: opts, bufferSize: opts.Task.BufferSize, log: opts.Logger, net: network.NewRegistry(),
-		transport: rpc.NewLocal(), functions: funcspec.NewTable(opts.Builder)}
+		transport: opts.Transport, functions: funcspec.NewTable(opts.Builder)}
+	if c.transport == nil {
+		c.transport = rpc.NewLocal()
+	}
 	if c.bufferSize <= 0 {
 		c.bufferSize = network.DefaultBufferSize
 	}
@@ -179,12 +202,21 @@ func (c *Cluster) RemoveTaskManager(id string) error {
 	if !ok {
 		return fmt.Errorf("minicluster: remove %s: no such TaskManager", id)
 	}
-	m := disconnect(id, "removed from the cluster")
-	if _, err := c.transport.ResourceManager(resourceManagerAddress).DisconnectTaskManager(context.Background(), m).Wait(context.Background()); err != nil {
+	if err := c.Disconnect(id, "removed from the cluster"); err != nil {
 		return fmt.Errorf("minicluster: remove %s: %w", id, err)
 	}
 	c.dropTaskManager(id)
 	return nil
+}
+
+// Disconnect tells the ResourceManager that TaskManager id is lost for
+// reason: the jobs with slots there are told before it returns. A
+// JobManager process calls it for a TaskManager of another process whose
+// connection closed or whose heartbeats stopped.
+func (c *Cluster) Disconnect(id, reason string) error {
+	m := disconnect(id, reason)
+	_, err := c.transport.ResourceManager(resourceManagerAddress).DisconnectTaskManager(context.Background(), m).Wait(context.Background())
+	return err
 }
 
 // dropTaskManager closes a TaskManager and forgets it.
@@ -240,12 +272,22 @@ func (c *Cluster) Close() {
 }
 
 // jobMasterOptions are the JobMaster's options of a job on this cluster.
-func (c *Cluster) jobMasterOptions(o JobOptions) jobmaster.Options {
+func (c *Cluster) jobMasterOptions(jobID string, o JobOptions) jobmaster.Options {
 	return jobmaster.Options{
 		Restart: o.Restart, Checkpoints: o.Checkpoints, RestoreFrom: o.RestoreFrom,
 		AllowNonRestored: o.AllowNonRestored, Logger: c.log, SlotWait: o.SlotWait, Clock: o.Clock,
 		Scheduler: o.Scheduler, Adaptive: o.Adaptive,
 		Channels: network.Sizing{Credit: o.Credit, Backlog: o.Backlog},
 		RPC:      c.transport, Functions: c.functions, Registered: o.Registered,
+		Address:  c.jobMasterAddress(jobID),
 	}
+}
+
+// jobMasterAddress is where the JobMaster of jobID is served ("": the
+// JobMaster's default).
+func (c *Cluster) jobMasterAddress(jobID string) string {
+	if c.opts.JobMasterAddress == nil {
+		return ""
+	}
+	return c.opts.JobMasterAddress(jobID)
 }

@@ -84,7 +84,7 @@ func (c *Cluster) Submit(ctx context.Context, jobID string, jg *graph.JobGraph, 
 	if cp := o.Checkpoints; cp != nil && cp.Storage != nil {
 		c.storages.Use(cp.Storage) // the subtasks write through it
 	}
-	jm, err := jobmaster.New(jobID, jg, nil, c.net, c.jobMasterOptions(o))
+	jm, err := jobmaster.New(jobID, jg, nil, c.net, c.jobMasterOptions(jobID, o))
 	if err != nil {
 		ended()
 		return failed(jobID, err)

@@ -9,9 +9,13 @@ import (
 	"github.com/weir-engine/weir/internal/rpc/rpcpb"
 )
 
-// resourceManagerAddress is where the cluster serves its ResourceManager's
-// gateway on its rpc.Local.
-const resourceManagerAddress = "resourcemanager"
+// ResourceManagerName is where the cluster serves its ResourceManager's
+// gateway on its transport (an rpc.Local address, or the endpoint's name
+// on a JobManager's RPC port).
+const ResourceManagerName = "resourcemanager"
+
+// resourceManagerAddress is ResourceManagerName.
+const resourceManagerAddress = ResourceManagerName
 
 // rmGateway is the ResourceManager's rpc.ResourceManagerGateway: every
 // message becomes a request of the ResourceManager loop, answered once the
@@ -26,7 +30,7 @@ func (g rmGateway) RegisterTaskManager(_ context.Context, m *rpcpb.RegisterTaskM
 		address = m.GetTaskManagerId()
 	}
 	ev := resourcemanager.TaskManagerRegistered{ID: m.GetTaskManagerId(), Slots: int(m.GetSlots()), Network: rpc.FromCapacity(m.GetNetwork())}
-	if err := g.l.call(rmRequest{ev: ev, tm: address}); err != nil {
+	if err := g.l.call(rmRequest{ev: ev, tm: address, data: m.GetDataAddress()}); err != nil {
 		if errors.Is(err, ErrClosed) {
 			return rpc.Failed[*rpcpb.RegisterTaskManagerResponse](err)
 		}

@@ -23,7 +23,7 @@ type rmLoop struct {
 	requests  *queue.Queue[rmRequest]
 	stop      chan struct{}
 	done      chan struct{}
-	transport *rpc.Local
+	transport jobMasters
 	log       *slog.Logger
 
 	// Owned by the loop's goroutine.
@@ -32,10 +32,16 @@ type rmLoop struct {
 	jms map[string]string
 }
 
-// tmAddress is where a registered TaskManager's gateway is served, and
-// its network memory, which every offer of its slots carries.
+// jobMasters is how the ResourceManager reaches the JobMasters.
+type jobMasters interface {
+	JobMaster(addr string) rpc.JobMasterGateway
+}
+
+// tmAddress is where a registered TaskManager's gateway and data plane are
+// served, and its network memory, which every offer of its slots carries.
 type tmAddress struct {
 	address string
+	data    string
 	network network.Capacity
 }
 
@@ -45,12 +51,13 @@ type tmAddress struct {
 type rmRequest struct {
 	ev    any
 	tm    string
+	data  string
 	jm    string
 	read  func(*resourcemanager.ResourceManager)
 	reply chan error
 }
 
-func startRMLoop(transport *rpc.Local, log *slog.Logger) *rmLoop {
+func startRMLoop(transport jobMasters, log *slog.Logger) *rmLoop {
 	l := &rmLoop{
 		requests: queue.New[rmRequest](), stop: make(chan struct{}), done: make(chan struct{}), transport: transport, log: log,
 		rm: resourcemanager.New(), tms: make(map[string]tmAddress), jms: make(map[string]string),
@@ -102,7 +109,7 @@ func (l *rmLoop) handle(r rmRequest) error {
 	}
 	switch e := r.ev.(type) {
 	case resourcemanager.TaskManagerRegistered:
-		l.tms[e.ID] = tmAddress{address: r.tm, network: e.Network}
+		l.tms[e.ID] = tmAddress{address: r.tm, data: r.data, network: e.Network}
 	case resourcemanager.DeclareResources:
 		if r.jm != "" {
 			l.jms[e.Job] = r.jm
@@ -113,7 +120,7 @@ func (l *rmLoop) handle(r rmRequest) error {
 		case resourcemanager.OfferSlots:
 			for _, ss := range byTaskManager(d.Slots) {
 				id := ss[0].TaskManager
-				tm := jobmaster.TaskManager{ID: id, Address: l.tms[id].address, Slots: ss, Network: l.tms[id].network}
+				tm := jobmaster.TaskManager{ID: id, Address: l.tms[id].address, Slots: ss, Network: l.tms[id].network, DataAddress: l.tms[id].data}
 				tell(l, "offer slots", d.Job, l.transport.JobMaster(l.jms[d.Job]).OfferSlots(context.Background(), jobmaster.SlotOffer(d.Job, tm)))
 			}
 		case resourcemanager.NotifyLost:

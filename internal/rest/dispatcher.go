@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/weir-engine/weir/internal/checkpoint"
+	"github.com/weir-engine/weir/internal/rest/api"
 )
 
 // Dispatcher is what the REST server needs of the JobManager: the jobs it
@@ -169,3 +170,15 @@ type SubtaskInfo struct {
 	// RecordsInPerSecond and RecordsOutPerSecond are its recent rates.
 	RecordsInPerSecond, RecordsOutPerSecond float64
 }
+
+// Submitter is implemented by a Dispatcher that accepts jobs: a JobManager
+// process. POST /jobs calls it; without it the path answers 405.
+type Submitter interface {
+	// Submit starts the job and returns its id. An error that wraps
+	// ErrBadSubmission (an unknown job, arguments its builder refused,
+	// bad options) is answered 400, any other one 500.
+	Submit(ctx context.Context, s api.JobSubmission) (string, error)
+}
+
+// ErrBadSubmission marks a submission that cannot run as given.
+var ErrBadSubmission = errors.New("rest: bad submission")

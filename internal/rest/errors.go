@@ -27,7 +27,7 @@ var ErrClosed = errors.New("rest: server closed")
 // that does.
 func statusOf(err error) int {
 	switch {
-	case errors.Is(err, errBadRequest):
+	case errors.Is(err, errBadRequest), errors.Is(err, ErrBadSubmission):
 		return http.StatusBadRequest
 	case errors.Is(err, errNotFound), errors.Is(err, ErrNotFound):
 		return http.StatusNotFound

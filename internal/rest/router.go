@@ -25,7 +25,7 @@ func (s *Server) routes() http.Handler {
 	mux := http.NewServeMux()
 	for pattern, m := range map[string]methods{
 		"/overview":                        {http.MethodGet: s.overview},
-		"/jobs":                            {http.MethodGet: s.jobIDs},
+		"/jobs":                            {http.MethodGet: s.jobIDs, http.MethodPost: s.submitJob},
 		"/jobs/overview":                   {http.MethodGet: s.jobsOverview},
 		"/jobs/{jobid}":                    {http.MethodGet: s.jobDetails, http.MethodPatch: s.cancelJob},
 		"/jobs/{jobid}/checkpoints":        {http.MethodGet: s.checkpoints},

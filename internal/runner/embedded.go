@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"sync"
 
 	"github.com/weir-engine/weir/internal/checkpoint"
 	"github.com/weir-engine/weir/internal/checkpoint/storage"
@@ -41,27 +40,7 @@ func (Embedded) Submit(ctx context.Context, jg *graph.JobGraph, cfg Config) (Job
 		Registered:       cfg.Registered,
 		Builder:          cfg.Builder,
 	})
-	return &embeddedJob{Job: job, cleanup: cleanup}, nil
-}
-
-// embeddedJob is a job on its mini-cluster, with the checkpoint storage it
-// releases when it ended.
-type embeddedJob struct {
-	*minicluster.Job
-	cleanup func()
-	once    sync.Once
-}
-
-func (j *embeddedJob) Wait() Result {
-	res := j.Job.Wait()
-	j.once.Do(j.cleanup)
-	return res
-}
-
-func (j *embeddedJob) TriggerSavepoint(kind SavepointKind, dir string) <-chan SavepointReply {
-	reply := make(chan jobmaster.SavepointReply, 1)
-	j.Job.TriggerSavepoint(jobmaster.SavepointRequest{Kind: kind, Dir: dir, Reply: reply})
-	return reply
+	return &clusterJob{Job: job, cleanup: cleanup}, nil
 }
 
 // openCheckpoints opens the storage and builds the JobMaster's options;

@@ -90,7 +90,7 @@ type taskKey struct {
 type TaskManager struct {
 	id      string
 	slots   int
-	net     *network.Registry
+	net     network.ConnectionManager
 	buffers *network.BufferPool
 	taskCfg task.Config
 	log     *slog.Logger
@@ -114,7 +114,7 @@ type TaskManager struct {
 
 // New returns a TaskManager with n slots on the given network, whose
 // subtasks draw their channels' buffers from buffers.
-func New(id string, n int, net *network.Registry, buffers *network.BufferPool, cfg task.Config, log *slog.Logger) *TaskManager {
+func New(id string, n int, net network.ConnectionManager, buffers *network.BufferPool, cfg task.Config, log *slog.Logger) *TaskManager {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
@@ -293,6 +293,24 @@ func (tm *TaskManager) NotifyCheckpoint(job string, generation int, id graph.Sub
 	} else {
 		r.task.NotifyCheckpointAborted(checkpointID)
 	}
+}
+
+// CancelAll cancels every running subtask, as when the TaskManager lost
+// its JobManager; it does not wait for them to end, and new subtasks may
+// be submitted after it.
+func (tm *TaskManager) CancelAll() {
+	tm.mu.Lock()
+	defer tm.mu.Unlock()
+	for _, r := range tm.mu.running {
+		r.cancel()
+	}
+}
+
+// Running is the number of subtasks running.
+func (tm *TaskManager) Running() int {
+	tm.mu.Lock()
+	defer tm.mu.Unlock()
+	return len(tm.mu.running)
 }
 
 // Close cancels every subtask and waits for their goroutines; a Submit

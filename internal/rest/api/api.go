@@ -293,3 +293,38 @@ type FailureCause struct {
 type ErrorResponse struct {
 	Errors []string `json:"errors"`
 }
+
+// JobSubmission is the body of POST /jobs: run the job registered under
+// Job in the JobManager's binary (which every TaskManager's binary also
+// has), built with Args, with the engine options of `weir run`. Flink
+// submits a jar (POST /jars/:jarid/run); a Weir cluster's binary has its
+// jobs already, so the submission names one.
+type JobSubmission struct {
+	Job     string        `json:"job"`
+	Args    []string      `json:"args,omitempty"`
+	Options EngineOptions `json:"options"`
+}
+
+// EngineOptions are the engine flags of `weir run` that a submission
+// carries (each empty or zero takes the JobManager's default).
+type EngineOptions struct {
+	Parallelism int    `json:"parallelism,omitempty"`
+	Mode        string `json:"mode,omitempty"`
+	// CheckpointInterval is a Go duration ("2s"); empty: no checkpoints.
+	CheckpointInterval string `json:"checkpointInterval,omitempty"`
+	// CheckpointDir and SavepointDir default to the JobManager's
+	// state.checkpoints.dir and state.savepoints.dir.
+	CheckpointDir    string `json:"checkpointDir,omitempty"`
+	SavepointDir     string `json:"savepointDir,omitempty"`
+	FromSavepoint    string `json:"fromSavepoint,omitempty"`
+	AllowNonRestored bool   `json:"allowNonRestoredState,omitempty"`
+	StateBackend     string `json:"stateBackend,omitempty"`
+	Incremental      bool   `json:"incremental,omitempty"`
+	StateDir         string `json:"stateDir,omitempty"`
+}
+
+// SubmitResponse answers POST /jobs with the new job's id, as Flink's
+// JarRunResponseBody does.
+type SubmitResponse struct {
+	JobID string `json:"jobid"`
+}

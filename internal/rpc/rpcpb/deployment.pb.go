@@ -156,8 +156,12 @@ type InputGateDescriptor struct {
 	Edge             int32                  `protobuf:"varint,1,opt,name=edge,proto3" json:"edge,omitempty"`
 	ProducerVertex   int32                  `protobuf:"varint,2,opt,name=producer_vertex,json=producerVertex,proto3" json:"producer_vertex,omitempty"`
 	ProducerSubtasks []int32                `protobuf:"varint,3,rep,packed,name=producer_subtasks,json=producerSubtasks,proto3" json:"producer_subtasks,omitempty"`
-	unknownFields    protoimpl.UnknownFields
-	sizeCache        protoimpl.SizeCache
+	// The data addresses of the TaskManagers that run producer_subtasks, in
+	// the same order ("" in process): where the consumer requests their
+	// subpartitions.
+	ProducerDataAddresses []string `protobuf:"bytes,4,rep,name=producer_data_addresses,json=producerDataAddresses,proto3" json:"producer_data_addresses,omitempty"`
+	unknownFields         protoimpl.UnknownFields
+	sizeCache             protoimpl.SizeCache
 }
 
 func (x *InputGateDescriptor) Reset() {
@@ -207,6 +211,13 @@ func (x *InputGateDescriptor) GetProducerVertex() int32 {
 func (x *InputGateDescriptor) GetProducerSubtasks() []int32 {
 	if x != nil {
 		return x.ProducerSubtasks
+	}
+	return nil
+}
+
+func (x *InputGateDescriptor) GetProducerDataAddresses() []string {
+	if x != nil {
+		return x.ProducerDataAddresses
 	}
 	return nil
 }
@@ -623,11 +634,12 @@ const file_weir_rpc_v1_deployment_proto_rawDesc = "" +
 	"\x04edge\x18\x01 \x01(\x05R\x04edge\x12'\n" +
 	"\x0fconsumer_vertex\x18\x02 \x01(\x05R\x0econsumerVertex\x12$\n" +
 	"\rsubpartitions\x18\x03 \x01(\x05R\rsubpartitions\x12.\n" +
-	"\x04type\x18\x04 \x01(\x0e2\x1a.weir.rpc.v1.PartitionTypeR\x04type\"\x7f\n" +
+	"\x04type\x18\x04 \x01(\x0e2\x1a.weir.rpc.v1.PartitionTypeR\x04type\"\xb7\x01\n" +
 	"\x13InputGateDescriptor\x12\x12\n" +
 	"\x04edge\x18\x01 \x01(\x05R\x04edge\x12'\n" +
 	"\x0fproducer_vertex\x18\x02 \x01(\x05R\x0eproducerVertex\x12+\n" +
-	"\x11producer_subtasks\x18\x03 \x03(\x05R\x10producerSubtasks\"y\n" +
+	"\x11producer_subtasks\x18\x03 \x03(\x05R\x10producerSubtasks\x126\n" +
+	"\x17producer_data_addresses\x18\x04 \x03(\tR\x15producerDataAddresses\"y\n" +
 	"\x13CheckpointingConfig\x12\x18\n" +
 	"\aenabled\x18\x01 \x01(\bR\aenabled\x12.\n" +
 	"\x13no_final_checkpoint\x18\x02 \x01(\bR\x11noFinalCheckpoint\x12\x18\n" +

@@ -29,9 +29,12 @@ type RegisterTaskManagerRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	TaskManagerId string                 `protobuf:"bytes,1,opt,name=task_manager_id,json=taskManagerId,proto3" json:"task_manager_id,omitempty"`
 	// Where its TaskExecutorGateway listens ("" in process).
-	Address       string           `protobuf:"bytes,2,opt,name=address,proto3" json:"address,omitempty"`
-	Slots         int32            `protobuf:"varint,3,opt,name=slots,proto3" json:"slots,omitempty"`
-	Network       *NetworkCapacity `protobuf:"bytes,4,opt,name=network,proto3" json:"network,omitempty"`
+	Address string           `protobuf:"bytes,2,opt,name=address,proto3" json:"address,omitempty"`
+	Slots   int32            `protobuf:"varint,3,opt,name=slots,proto3" json:"slots,omitempty"`
+	Network *NetworkCapacity `protobuf:"bytes,4,opt,name=network,proto3" json:"network,omitempty"`
+	// Where its data plane (network/tcp) serves its result partitions ("" in
+	// process).
+	DataAddress   string `protobuf:"bytes,5,opt,name=data_address,json=dataAddress,proto3" json:"data_address,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -92,6 +95,13 @@ func (x *RegisterTaskManagerRequest) GetNetwork() *NetworkCapacity {
 		return x.Network
 	}
 	return nil
+}
+
+func (x *RegisterTaskManagerRequest) GetDataAddress() string {
+	if x != nil {
+		return x.DataAddress
+	}
+	return ""
 }
 
 // RegisterTaskManagerResponse accepts or refuses a registration.
@@ -324,7 +334,9 @@ type OfferSlotsRequest struct {
 	Offers        []*SlotOffer           `protobuf:"bytes,3,rep,name=offers,proto3" json:"offers,omitempty"`
 	Network       *NetworkCapacity       `protobuf:"bytes,4,opt,name=network,proto3" json:"network,omitempty"`
 	// Where the TaskManager's TaskExecutorGateway listens.
-	Address       string `protobuf:"bytes,5,opt,name=address,proto3" json:"address,omitempty"`
+	Address string `protobuf:"bytes,5,opt,name=address,proto3" json:"address,omitempty"`
+	// Where its data plane serves its result partitions ("" in process).
+	DataAddress   string `protobuf:"bytes,6,opt,name=data_address,json=dataAddress,proto3" json:"data_address,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -390,6 +402,13 @@ func (x *OfferSlotsRequest) GetNetwork() *NetworkCapacity {
 func (x *OfferSlotsRequest) GetAddress() string {
 	if x != nil {
 		return x.Address
+	}
+	return ""
+}
+
+func (x *OfferSlotsRequest) GetDataAddress() string {
+	if x != nil {
+		return x.DataAddress
 	}
 	return ""
 }
@@ -679,12 +698,13 @@ var File_weir_rpc_v1_registration_proto protoreflect.FileDescriptor
 
 const file_weir_rpc_v1_registration_proto_rawDesc = "" +
 	"\n" +
-	"\x1eweir/rpc/v1/registration.proto\x12\vweir.rpc.v1\x1a\x18weir/rpc/v1/common.proto\"\xac\x01\n" +
+	"\x1eweir/rpc/v1/registration.proto\x12\vweir.rpc.v1\x1a\x18weir/rpc/v1/common.proto\"\xcf\x01\n" +
 	"\x1aRegisterTaskManagerRequest\x12&\n" +
 	"\x0ftask_manager_id\x18\x01 \x01(\tR\rtaskManagerId\x12\x18\n" +
 	"\aaddress\x18\x02 \x01(\tR\aaddress\x12\x14\n" +
 	"\x05slots\x18\x03 \x01(\x05R\x05slots\x126\n" +
-	"\anetwork\x18\x04 \x01(\v2\x1c.weir.rpc.v1.NetworkCapacityR\anetwork\"\x81\x01\n" +
+	"\anetwork\x18\x04 \x01(\v2\x1c.weir.rpc.v1.NetworkCapacityR\anetwork\x12!\n" +
+	"\fdata_address\x18\x05 \x01(\tR\vdataAddress\"\x81\x01\n" +
 	"\x1bRegisterTaskManagerResponse\x12\x1a\n" +
 	"\baccepted\x18\x01 \x01(\bR\baccepted\x12.\n" +
 	"\x13resource_manager_id\x18\x02 \x01(\tR\x11resourceManagerId\x12\x16\n" +
@@ -699,13 +719,14 @@ const file_weir_rpc_v1_registration_proto_rawDesc = "" +
 	"\x05slots\x18\x01 \x03(\v2\x17.weir.rpc.v1.SlotStatusR\x05slots\"Y\n" +
 	"\tSlotOffer\x12'\n" +
 	"\x04slot\x18\x01 \x01(\v2\x13.weir.rpc.v1.SlotIdR\x04slot\x12#\n" +
-	"\rallocation_id\x18\x02 \x01(\tR\fallocationId\"\xd4\x01\n" +
+	"\rallocation_id\x18\x02 \x01(\tR\fallocationId\"\xf7\x01\n" +
 	"\x11OfferSlotsRequest\x12&\n" +
 	"\x0ftask_manager_id\x18\x01 \x01(\tR\rtaskManagerId\x12\x15\n" +
 	"\x06job_id\x18\x02 \x01(\tR\x05jobId\x12.\n" +
 	"\x06offers\x18\x03 \x03(\v2\x16.weir.rpc.v1.SlotOfferR\x06offers\x126\n" +
 	"\anetwork\x18\x04 \x01(\v2\x1c.weir.rpc.v1.NetworkCapacityR\anetwork\x12\x18\n" +
-	"\aaddress\x18\x05 \x01(\tR\aaddress\"H\n" +
+	"\aaddress\x18\x05 \x01(\tR\aaddress\x12!\n" +
+	"\fdata_address\x18\x06 \x01(\tR\vdataAddress\"H\n" +
 	"\x12OfferSlotsResponse\x122\n" +
 	"\baccepted\x18\x01 \x03(\v2\x16.weir.rpc.v1.SlotOfferR\baccepted\"\xa7\x01\n" +
 	"\x12RequestSlotRequest\x12'\n" +

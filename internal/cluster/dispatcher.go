@@ -1,0 +1,196 @@
+package cluster
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/weir-engine/weir/internal/funcspec"
+	"github.com/weir-engine/weir/internal/minicluster"
+	"github.com/weir-engine/weir/internal/rest"
+	"github.com/weir-engine/weir/internal/rest/api"
+	"github.com/weir-engine/weir/internal/runner"
+)
+
+// Jobs is what the cluster processes need of the binary's registered jobs;
+// the root package implements it over weir.RegisterJob's registry.
+type Jobs interface {
+	// Builder rebuilds registered jobs, for a TaskManager's deployments:
+	// their Print output goes to stdout, their logs to log.
+	Builder(stdout io.Writer, log *slog.Logger) funcspec.Builder
+	// Start builds the submitted job and starts it on r; ctx bounds the
+	// job. An error that wraps rest.ErrBadSubmission means the submission
+	// cannot run as given (an unknown job, arguments its builder refused).
+	Start(ctx context.Context, s api.JobSubmission, r runner.Runner, log *slog.Logger) (Job, error)
+}
+
+// Job is a job the Dispatcher started.
+type Job interface {
+	JobID() string
+	Name() string
+	StartTime() time.Time
+	Status() runner.Status
+	EndTime() time.Time
+	Done() <-chan struct{}
+	Cancel()
+	TriggerSavepoint(ctx context.Context, dir string) (string, error)
+	StopWithSavepoint(ctx context.Context, dir string, drain bool) (string, error)
+	// Wait waits for the job's end and releases what it held.
+	Wait() error
+}
+
+// Dispatcher accepts jobs and runs each on the session cluster with a
+// JobMaster of its own (Flink's Dispatcher); it is the REST server's
+// rest.Dispatcher, rest.Submitter and rest.ClusterReporter.
+type Dispatcher struct {
+	jobs    Jobs
+	cluster *minicluster.Cluster
+	runner  runner.Runner
+	// defaults fills the options a submission leaves empty.
+	defaults api.EngineOptions
+	log      *slog.Logger
+	ctx      context.Context
+	cancel   context.CancelFunc
+	wg       sync.WaitGroup
+	mu       struct {
+		sync.Mutex
+		jobs map[string]Job
+		ids  []string
+	}
+}
+
+var (
+	_ rest.Dispatcher      = (*Dispatcher)(nil)
+	_ rest.Submitter       = (*Dispatcher)(nil)
+	_ rest.ClusterReporter = (*Dispatcher)(nil)
+)
+
+func newDispatcher(jobs Jobs, c *minicluster.Cluster, r runner.Runner, defaults api.EngineOptions, log *slog.Logger) *Dispatcher {
+	d := &Dispatcher{jobs: jobs, cluster: c, runner: r, defaults: defaults, log: log}
+	d.ctx, d.cancel = context.WithCancel(context.Background())
+	d.mu.jobs = make(map[string]Job)
+	return d
+}
+
+// Submit implements rest.Submitter: the job runs until it ends, is
+// cancelled, or the JobManager closes.
+func (d *Dispatcher) Submit(_ context.Context, s api.JobSubmission) (string, error) {
+	if s.Options.CheckpointDir == "" {
+		s.Options.CheckpointDir = d.defaults.CheckpointDir
+	}
+	if s.Options.SavepointDir == "" {
+		s.Options.SavepointDir = d.defaults.SavepointDir
+	}
+	j, err := d.jobs.Start(d.ctx, s, d.runner, d.log)
+	if err != nil {
+		return "", err
+	}
+	id := j.JobID()
+	d.mu.Lock()
+	d.mu.jobs[id] = j
+	d.mu.ids = append(d.mu.ids, id)
+	d.mu.Unlock()
+	d.log.Info("job submitted", "job", s.Job, "id", id, "args", s.Args)
+	d.wg.Add(1)
+	go func() {
+		defer d.wg.Done()
+		err := j.Wait()
+		d.log.Info("job ended", "job", s.Job, "id", id, "state", j.Status().State, "err", err)
+	}()
+	return id, nil
+}
+
+// close cancels the running jobs and waits for their ends.
+func (d *Dispatcher) close() {
+	d.cancel()
+	d.wg.Wait()
+}
+
+func (d *Dispatcher) lookup(id string) (Job, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	j, ok := d.mu.jobs[id]
+	if !ok {
+		return nil, fmt.Errorf("%w: %s", rest.ErrNotFound, id)
+	}
+	return j, nil
+}
+
+// Jobs implements rest.Dispatcher.
+func (d *Dispatcher) Jobs() []rest.JobInfo {
+	d.mu.Lock()
+	ids := append([]string(nil), d.mu.ids...)
+	d.mu.Unlock()
+	out := make([]rest.JobInfo, 0, len(ids))
+	for _, id := range ids {
+		if info, err := d.Job(id); err == nil {
+			out = append(out, info)
+		}
+	}
+	return out
+}
+
+// Job implements rest.Dispatcher.
+func (d *Dispatcher) Job(id string) (rest.JobInfo, error) {
+	j, err := d.lookup(id)
+	if err != nil {
+		return rest.JobInfo{}, err
+	}
+	return JobInfo(j), nil
+}
+
+// JobInfo describes j for the REST API.
+func JobInfo(j Job) rest.JobInfo {
+	s := j.Status()
+	info := rest.JobInfo{ID: j.JobID(), Name: j.Name(), State: string(s.State), Start: j.StartTime(), End: j.EndTime(),
+		Checkpoints: s.Checkpoints}
+	if s.Failure != nil {
+		info.Failure = s.Failure.Error()
+	}
+	for _, v := range s.Vertices {
+		info.Vertices = append(info.Vertices, rest.VertexInfo{ID: v.ID, Name: v.Name, Parallelism: v.Parallelism,
+			RecordsIn: v.RecordsIn, RecordsOut: v.RecordsOut})
+	}
+	return info
+}
+
+// Cancel implements rest.Dispatcher.
+func (d *Dispatcher) Cancel(id string) error {
+	j, err := d.lookup(id)
+	if err != nil {
+		return err
+	}
+	select {
+	case <-j.Done():
+		return fmt.Errorf("%w: job %s", rest.ErrJobEnded, id)
+	default:
+	}
+	j.Cancel()
+	return nil
+}
+
+// Savepoint implements rest.Dispatcher.
+func (d *Dispatcher) Savepoint(ctx context.Context, id, dir string, stop, drain bool) (string, error) {
+	j, err := d.lookup(id)
+	if err != nil {
+		return "", err
+	}
+	if stop {
+		return j.StopWithSavepoint(ctx, dir, drain)
+	}
+	return j.TriggerSavepoint(ctx, dir)
+}
+
+// Cluster implements rest.ClusterReporter.
+func (d *Dispatcher) Cluster() rest.ClusterInfo {
+	tms := d.cluster.TaskManagers()
+	info := rest.ClusterInfo{TaskManagers: len(tms)}
+	for _, tm := range tms {
+		info.SlotsTotal += tm.Slots
+		info.SlotsAvailable += tm.Free
+	}
+	return info
+}

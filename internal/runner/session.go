@@ -1,0 +1,65 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/weir-engine/weir/internal/graph"
+	"github.com/weir-engine/weir/internal/jobmaster"
+	"github.com/weir-engine/weir/internal/minicluster"
+)
+
+// Session runs jobs on a session cluster that outlives them: a JobManager
+// process's, whose TaskManagers run in other processes and register with
+// it. Only registered jobs run there (a TaskManager of another process
+// can rebuild nothing else); cfg's TaskManagers, Slots, NetworkMemory and
+// BufferTimeout are the cluster's, not the job's, and are ignored.
+type Session struct {
+	Cluster *minicluster.Cluster
+	// SlotWait is how long a job waits for enough slots, at its start and
+	// at every restart, before it fails: TaskManagers register, and come
+	// back, while it waits.
+	SlotWait time.Duration
+}
+
+// Submit implements Runner.
+func (s Session) Submit(ctx context.Context, jg *graph.JobGraph, cfg Config) (Job, error) {
+	if cfg.Registered == nil {
+		return nil, fmt.Errorf("weir: job %s: only a registered job runs on a session cluster", cfg.JobID)
+	}
+	cp, cleanup, err := openCheckpoints(ctx, cfg.Checkpoints, cfg.Logger)
+	if err != nil {
+		return nil, err
+	}
+	job := s.Cluster.Submit(ctx, cfg.JobID, jg, minicluster.JobOptions{
+		Restart:          cfg.Restart.strategy(cp != nil),
+		Checkpoints:      cp,
+		RestoreFrom:      cfg.RestoreFrom,
+		AllowNonRestored: cfg.AllowNonRestored,
+		SlotWait:         s.SlotWait,
+		Registered:       cfg.Registered,
+	})
+	return &clusterJob{Job: job, cleanup: cleanup}, nil
+}
+
+// clusterJob is a job on a mini-cluster or a session cluster, with the
+// checkpoint storage it releases when it ended.
+type clusterJob struct {
+	*minicluster.Job
+	cleanup func()
+	once    sync.Once
+}
+
+func (j *clusterJob) Wait() Result {
+	res := j.Job.Wait()
+	j.once.Do(j.cleanup)
+	return res
+}
+
+func (j *clusterJob) TriggerSavepoint(kind SavepointKind, dir string) <-chan SavepointReply {
+	reply := make(chan jobmaster.SavepointReply, 1)
+	j.Job.TriggerSavepoint(jobmaster.SavepointRequest{Kind: kind, Dir: dir, Reply: reply})
+	return reply
+}

@@ -66,6 +66,10 @@ type EngineFlags struct {
 	// LogFormat is how the engine's log is written: "text" (default) or
 	// "json" (one slog JSON object per line).
 	LogFormat string
+	// JobManager is the REST address of the cluster to submit the job to
+	// ("": run it embedded); Detach returns once it is submitted.
+	JobManager string
+	Detach     bool
 }
 
 // engineFlag is one engine flag: its name, the placeholder of its value
@@ -198,8 +202,16 @@ var engineFlags = []engineFlag{
 			f.LogFormat = v
 			return nil
 		}},
-	{name: "jobmanager", arg: "HOST:PORT", usage: "submit to a cluster instead of running embedded", missing: "the distributed runtime is not built yet"},
-	{name: "detach", usage: "print the job id and return", missing: "it needs a cluster (--jobmanager), which is not built yet"},
+	{name: "jobmanager", short: "m", arg: "HOST:PORT", usage: "submit to the cluster whose JobManager's REST API is at HOST:PORT instead of running embedded",
+		set: func(f *EngineFlags, v string) error {
+			if err := checkHostPort(v, false); err != nil {
+				return err
+			}
+			f.JobManager = v
+			return nil
+		}},
+	{name: "detach", short: "d", usage: "with --jobmanager, print the job id and return at once",
+		set: boolFlag(func(f *EngineFlags, b bool) { f.Detach = b })},
 }
 
 // lookupEngineFlag finds an engine flag by name, or by its one-letter
@@ -306,6 +318,9 @@ func ParseRunArgs(args []string) (RunArgs, error) {
 	}
 	if r.Engine.SavepointDir != "" && r.Engine.CheckpointInterval == 0 {
 		return r, fmt.Errorf("--savepoint-dir needs --checkpoint-interval (savepoints need checkpointing)")
+	}
+	if r.Engine.Detach && r.Engine.JobManager == "" {
+		return r, fmt.Errorf("--detach needs --jobmanager: only a job on a cluster goes on without this process")
 	}
 	if r.Engine.Fresh && r.Engine.CheckpointDir == "" {
 		return r, fmt.Errorf("--fresh needs --checkpoint-dir: only a run with one resumes an earlier run")

@@ -53,6 +53,9 @@ func runJob(cmd *cobra.Command, name string, jobs JobRunner, args []string, stdo
 	if !hasJob(jobs, ra.Job) {
 		return Usage(fmt.Errorf("run: unknown job %q; %s", ra.Job, jobList(jobs)))
 	}
+	if ra.Engine.JobManager != "" && !ra.Help {
+		return submitJob(cmd.Context(), ra, stdout, stderr)
+	}
 	if ra.Help {
 		// -h before the job's name: show the job's flags too. First, so
 		// that the job's flag parser sees it before any positional one.

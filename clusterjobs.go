@@ -1,0 +1,80 @@
+package weir
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"time"
+
+	"github.com/weir-engine/weir/internal/cli"
+	"github.com/weir-engine/weir/internal/cluster"
+	"github.com/weir-engine/weir/internal/funcspec"
+	"github.com/weir-engine/weir/internal/rest"
+	"github.com/weir-engine/weir/internal/rest/api"
+	"github.com/weir-engine/weir/internal/runner"
+)
+
+// The cluster processes (`weir jobmanager`, `weir taskmanager`) reach the
+// registered jobs through jobRunner's cluster.Jobs: the TaskManagers
+// rebuild a job's graph with the builder of this binary, and the
+// JobManager builds the submitted job with the same engine options as
+// `weir run` and executes it on its session cluster.
+
+var _ cluster.Jobs = jobRunner{}
+
+// Builder implements cluster.Jobs.
+func (r jobRunner) Builder(stdout io.Writer, log *slog.Logger) funcspec.Builder {
+	if stdout == nil {
+		stdout = os.Stdout
+	}
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return r.reg.rebuilder(local{stdout: stdout, logger: rebuildLogger(log)})
+}
+
+// Start implements cluster.Jobs.
+func (r jobRunner) Start(ctx context.Context, s api.JobSubmission, run runner.Runner, log *slog.Logger) (cluster.Job, error) {
+	j, ok := r.reg.lookup(s.Job)
+	if !ok {
+		return nil, fmt.Errorf("%w: no job %q is registered in the JobManager's binary", rest.ErrBadSubmission, s.Job)
+	}
+	flags, err := cli.EngineFlagsOf(s.Options)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", rest.ErrBadSubmission, err)
+	}
+	env := NewEnv(engineOptions(cli.RunRequest{Job: s.Job, Args: s.Args, Engine: flags, Stdout: os.Stdout, Logger: log})...)
+	env.runner = run
+	if err := env.Err(); err != nil {
+		return nil, fmt.Errorf("%w: %w", rest.ErrBadSubmission, err)
+	}
+	if err := callBuilder(j.build, env, s.Args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			err = errors.New("the job's help was asked for")
+		}
+		return nil, fmt.Errorf("%w: %w", rest.ErrBadSubmission, &jobError{job: s.Job, err: err})
+	}
+	if err := env.Err(); err != nil {
+		return nil, fmt.Errorf("%w: %w", rest.ErrBadSubmission, &jobError{job: s.Job, err: err})
+	}
+	env.builtBy(r.reg, s.Job, s.Args)
+	c, err := env.ExecuteAsync(ctx, s.Job)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", rest.ErrBadSubmission, &jobError{job: s.Job, err: err})
+	}
+	return clusterJob{c}, nil
+}
+
+// clusterJob is a JobClient as the JobManager's dispatcher tracks it.
+type clusterJob struct{ *JobClient }
+
+func (j clusterJob) Status() runner.Status { return j.job.Status() }
+func (j clusterJob) EndTime() time.Time    { return j.job.EndTime() }
+func (j clusterJob) Wait() error {
+	_, err := j.JobClient.Wait()
+	return err
+}

@@ -1,0 +1,146 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/weir-engine/weir/internal/cluster"
+)
+
+// The cluster processes: `weir jobmanager` and `weir taskmanager` run until
+// SIGINT or SIGTERM, which shuts them down gracefully (exit 0). Each
+// prints where it listens on stderr first.
+
+// DefaultRPCAddr is the JobManager's RPC address without --rpc-addr (or
+// --jobmanager of a TaskManager): Flink's jobmanager.rpc.port.
+const DefaultRPCAddr = "127.0.0.1:6123"
+
+// heartbeatFlags adds --heartbeat-interval and --heartbeat-timeout.
+func heartbeatFlags(cmd *cobra.Command) *cluster.Heartbeat {
+	var h cluster.Heartbeat
+	cmd.Flags().DurationVar(&h.Interval, "heartbeat-interval", cluster.DefaultHeartbeatInterval, "time between two heartbeats (heartbeat.interval)")
+	cmd.Flags().DurationVar(&h.Timeout, "heartbeat-timeout", cluster.DefaultHeartbeatTimeout,
+		"a peer silent this long is lost (heartbeat.timeout); a closed connection is a loss at once")
+	return &h
+}
+
+// clusterJobs is the binary's jobs as the cluster processes need them.
+func clusterJobs(jobs JobRunner) (cluster.Jobs, error) {
+	cj, ok := jobs.(cluster.Jobs)
+	if !ok {
+		return nil, errors.New("this binary cannot run cluster processes")
+	}
+	return cj, nil
+}
+
+// newJobManagerCmd is `weir jobmanager`.
+func newJobManagerCmd(jobs JobRunner, stderr io.Writer) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "jobmanager --checkpoint-dir DIR [--rpc-addr HOST:PORT] [--rest-addr HOST:PORT]",
+		Short: "Run a JobManager: the session cluster that TaskManagers join and jobs are submitted to",
+		Long: "Run a JobManager until SIGINT or SIGTERM: a Dispatcher that runs the jobs\n" +
+			"submitted with 'run JOB --jobmanager REST-ADDR', a ResourceManager that\n" +
+			"TaskManagers ('taskmanager --jobmanager RPC-ADDR') register with, and the\n" +
+			"REST API for list, cancel, savepoint and stop. Every process of the cluster\n" +
+			"must run the same binary. Both addresses bind 127.0.0.1 unless told otherwise.",
+		Args: cobra.NoArgs,
+	}
+	var cfg cluster.JobManagerConfig
+	f := cmd.Flags()
+	f.StringVar(&cfg.RPCAddr, "rpc-addr", DefaultRPCAddr, "where TaskManagers reach the JobManager, `HOST:PORT` (port 0: a free one)")
+	f.StringVar(&cfg.RESTAddr, "rest-addr", DefaultJobManager, "where the REST API listens, `HOST:PORT` (port 0: a free one)")
+	f.StringVar(&cfg.CheckpointDir, "checkpoint-dir", "", "default checkpoint directory of the jobs, the same path on every TaskManager (state.checkpoints.dir)")
+	f.StringVar(&cfg.SavepointDir, "savepoint-dir", "", "default savepoint directory (state.savepoints.dir)")
+	f.DurationVar(&cfg.SlotWait, "slot-wait", cluster.DefaultSlotWait, "how long a job waits for enough slots (slot.request.timeout)")
+	mode := f.String("scheduler-mode", "default", "the scheduler (jobmanager.scheduler): default")
+	verbose := f.BoolP("verbose", "v", false, "log the JobManager's informational messages too")
+	hb := heartbeatFlags(cmd)
+	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
+		cj, err := clusterJobs(jobs)
+		if err != nil {
+			return err
+		}
+		if *mode != "default" {
+			return Usage(fmt.Errorf("jobmanager: --scheduler-mode %q is not available in this version (only default)", *mode))
+		}
+		for _, a := range []struct{ name, v string }{{"rpc-addr", cfg.RPCAddr}, {"rest-addr", cfg.RESTAddr}} {
+			if err := checkHostPort(a.v, true); err != nil {
+				return Usage(fmt.Errorf("jobmanager: invalid value %q for --%s: %w", a.v, a.name, err))
+			}
+		}
+		cfg.RPCAddr, cfg.RESTAddr = listenAddr(cfg.RPCAddr), listenAddr(cfg.RESTAddr)
+		cfg.Heartbeat = *hb
+		cfg.Logger = NewLogger(stderr, *verbose)
+		jm, err := cluster.StartJobManager(cfg, cj)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stderr, "jobmanager: RPC at %s, REST API at http://%s\n", jm.RPCAddr(), jm.RESTAddr())
+		<-cmd.Context().Done()
+		fmt.Fprintf(stderr, "jobmanager: shutting down (%s)\n", Interruption(cmd.Context()))
+		jm.Close()
+		return nil
+	}
+	return cmd
+}
+
+// newTaskManagerCmd is `weir taskmanager`.
+func newTaskManagerCmd(jobs JobRunner, stdout, stderr io.Writer) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "taskmanager --jobmanager HOST:PORT --slots N [--data-dir DIR] [--data-addr HOST:PORT]",
+		Short: "Run a TaskManager that offers its slots to a JobManager",
+		Long: "Run a TaskManager until SIGINT or SIGTERM: it registers its slots with the\n" +
+			"JobManager at --jobmanager (its RPC address), runs the subtasks deployed to\n" +
+			"it and serves their results to other TaskManagers at --data-addr. When it\n" +
+			"loses the JobManager it cancels its subtasks and registers again, retrying\n" +
+			"with a growing delay. It binds 127.0.0.1 unless told otherwise.",
+		Args: cobra.NoArgs,
+	}
+	var cfg cluster.TaskManagerConfig
+	f := cmd.Flags()
+	f.StringVarP(&cfg.JobManager, "jobmanager", "m", DefaultRPCAddr, "the JobManager's RPC address, `HOST:PORT`")
+	f.IntVar(&cfg.Slots, "slots", 1, "number of task slots (taskmanager.numberOfTaskSlots)")
+	f.StringVar(&cfg.DataDir, "data-dir", "", "directory of the subtasks' local working files (default: the temporary directory)")
+	f.StringVar(&cfg.DataAddr, "data-addr", "127.0.0.1:0", "where other TaskManagers read this one's results, `HOST:PORT`")
+	f.StringVar(&cfg.RPCAddr, "rpc-addr", "127.0.0.1:0", "where the JobManager reaches this TaskManager, `HOST:PORT`")
+	verbose := f.BoolP("verbose", "v", false, "log the TaskManager's informational messages too")
+	hb := heartbeatFlags(cmd)
+	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
+		cj, err := clusterJobs(jobs)
+		if err != nil {
+			return err
+		}
+		if err := checkHostPort(cfg.JobManager, false); err != nil {
+			return Usage(fmt.Errorf("taskmanager: invalid value %q for --jobmanager: %w", cfg.JobManager, err))
+		}
+		for _, a := range []struct{ name, v string }{{"rpc-addr", cfg.RPCAddr}, {"data-addr", cfg.DataAddr}} {
+			if err := checkHostPort(a.v, true); err != nil {
+				return Usage(fmt.Errorf("taskmanager: invalid value %q for --%s: %w", a.v, a.name, err))
+			}
+		}
+		if cfg.Slots < 1 {
+			return Usage(fmt.Errorf("taskmanager: --slots %d: want at least 1", cfg.Slots))
+		}
+		cfg.JobManager = dialAddr(cfg.JobManager)
+		cfg.RPCAddr, cfg.DataAddr = listenAddr(cfg.RPCAddr), listenAddr(cfg.DataAddr)
+		cfg.Heartbeat = *hb
+		cfg.Logger = NewLogger(stderr, *verbose)
+		cfg.Builder = cj.Builder(stdout, cfg.Logger)
+		tm, err := cluster.StartTaskManager(cfg)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stderr, "taskmanager %s: RPC at %s, data at %s, %d slots, JobManager at %s\n", tm.ID(), tm.RPCAddr(), tm.DataAddr(), cfg.Slots, cfg.JobManager)
+		<-cmd.Context().Done()
+		fmt.Fprintf(stderr, "taskmanager %s: shutting down (%s)\n", tm.ID(), Interruption(cmd.Context()))
+		tm.Close()
+		return nil
+	}
+	return cmd
+}
+
+// listenAddr is addr with an empty host made 127.0.0.1.
+func listenAddr(addr string) string { return dialAddr(addr) }

@@ -81,9 +81,9 @@ func TestParseRunArgsErrors(t *testing.T) {
 		{[]string{"wc", "--state-backend", "rocksdb"}, `invalid value "rocksdb" for --state-backend: want hashmap or pebble`},
 		{[]string{"wc", "--incremental"}, "--incremental and --state-dir need --state-backend pebble"},
 		{[]string{"wc", "--state-dir", "/tmp/x", "--state-backend", "hashmap"}, "need --state-backend pebble"},
-		{[]string{"--jobmanager", "localhost:6123", "wc"}, "--jobmanager is not available in this version"},
-		{[]string{"wc", "--detach"}, "--detach is not available in this version"},
-		{[]string{"wc", "--detach=false"}, "--detach is not available in this version"},
+		{[]string{"--jobmanager", "http://localhost:6123", "wc"}, `invalid value "http://localhost:6123" for --jobmanager: want HOST:PORT without a scheme`},
+		{[]string{"wc", "--jobmanager", "localhost:0"}, `invalid value "localhost:0" for --jobmanager`},
+		{[]string{"wc", "--detach"}, "--detach needs --jobmanager"},
 		{[]string{"--paralelism", "2", "wc"}, "unknown engine flag --paralelism before the job name (job flags go after it) (did you mean --parallelism?)"},
 		{[]string{"--input", "a", "wc"}, "unknown engine flag --input before the job name"},
 	} {

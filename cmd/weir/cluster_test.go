@@ -5,8 +5,11 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/weir-engine/weir/jobs/sequence"
 )
 
 // The cluster processes, for real: a JobManager and TaskManagers, each a
@@ -24,9 +27,10 @@ type cluster struct {
 
 // startCluster starts a JobManager on free ports with its checkpoints
 // under dir.
-func startCluster(t *testing.T, dir string) *cluster {
+func startCluster(t *testing.T, dir string, flags ...string) *cluster {
 	t.Helper()
-	jm := startWeir(t, "jobmanager", "--rpc-addr", "127.0.0.1:0", "--rest-addr", "127.0.0.1:0", "--checkpoint-dir", dir, "-v")
+	args := append([]string{"jobmanager", "--rpc-addr", "127.0.0.1:0", "--rest-addr", "127.0.0.1:0", "--checkpoint-dir", dir, "-v"}, flags...)
+	jm := startWeir(t, args...)
 	for line := range jm.lines {
 		if m := jobManagerUp.FindStringSubmatch(line); m != nil {
 			return &cluster{jm: jm, rpc: m[1], rest: m[2]}
@@ -85,5 +89,55 @@ func TestClusterWordcount(t *testing.T) {
 	}
 	if got, want := sortedLines(all.String()), expectedLines(t); !slices.Equal(got, want) {
 		t.Errorf("output (%d lines) differs from %s (%d lines)", len(got), expected, len(want))
+	}
+}
+
+// TestClusterTaskManagerKilled runs the sequence job with checkpoints and
+// the exactly-once file sink on two TaskManagers, SIGKILLs one mid-run and
+// starts another: the JobManager declares the dead one lost from its
+// closed connection (the heartbeat timeout is a minute, longer than the
+// test may take), the job restarts from its latest checkpoint on the
+// TaskManager left and the new one, and every key's sequence is committed
+// exactly once.
+func TestClusterTaskManagerKilled(t *testing.T) {
+	cfg := sequence.Config{Keys: 8, RecordsPerKey: 3000, Rate: 8000}
+	cps, out := t.TempDir(), t.TempDir()
+	c := startCluster(t, cps, "--heartbeat-timeout", "60s")
+	c.startTaskManager(t, "1")
+	victim := c.startTaskManager(t, "1")
+	run := startWeir(t, "run", "--parallelism", "2", "--checkpoint-interval", "100ms", "--jobmanager", c.rest,
+		"sequence", "--keys", strconv.Itoa(cfg.Keys), "--records-per-key", strconv.FormatInt(cfg.RecordsPerKey, 10),
+		"--rate", "8000", "--output", out)
+	// Kill it once a few checkpoints completed, well before its 3 s of
+	// input end.
+	if loc := c.jm.awaitCheckpoints(3); loc == "" {
+		_, stderr := c.jm.wait()
+		t.Fatalf("the jobmanager ended before three checkpoints: %s", stderr)
+	}
+	if err := victim.cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	victim.wait()
+	c.startTaskManager(t, "1")
+	if code, stderr := run.wait(); code != 0 {
+		_ = c.jm.cmd.Process.Kill()
+		_, jmErr := c.jm.wait()
+		t.Fatalf("run: exit %d: %s\njobmanager:\n%s", code, stderr, jmErr)
+	}
+	lines, err := sequence.CommittedLines(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sequence.Verify(cfg, lines); err != nil {
+		t.Fatalf("after a TaskManager was killed: %v", err)
+	}
+	c.jm.mu.Lock()
+	jmErr := c.jm.stderr.String()
+	c.jm.mu.Unlock()
+	if !strings.Contains(jmErr, "taskmanager lost") || !strings.Contains(jmErr, "connection closed") {
+		t.Errorf("the jobmanager did not say it lost the TaskManager from its closed connection:\n%s", jmErr)
+	}
+	if !strings.Contains(jmErr, "restarting") {
+		t.Errorf("the job did not restart:\n%s", jmErr)
 	}
 }

@@ -26,10 +26,16 @@ type cluster struct {
 }
 
 // startCluster starts a JobManager on free ports with its checkpoints
-// under dir.
+// under dir, configured by a YAML file with Flink's keys that flags may
+// override.
 func startCluster(t *testing.T, dir string, flags ...string) *cluster {
 	t.Helper()
-	args := append([]string{"jobmanager", "--rpc-addr", "127.0.0.1:0", "--rest-addr", "127.0.0.1:0", "--checkpoint-dir", dir, "-v"}, flags...)
+	config := filepath.Join(t.TempDir(), "weir.yaml")
+	yaml := "jobmanager.rpc.address: 127.0.0.1\njobmanager.rpc.port: 0\nrest.port: 0\nstate.checkpoints.dir: " + dir + "\nheartbeat.interval: 200\n"
+	if err := os.WriteFile(config, []byte(yaml), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	args := append([]string{"jobmanager", "--config", config, "-v"}, flags...)
 	jm := startWeir(t, args...)
 	for line := range jm.lines {
 		if m := jobManagerUp.FindStringSubmatch(line); m != nil {
@@ -139,5 +145,18 @@ func TestClusterTaskManagerKilled(t *testing.T) {
 	}
 	if !strings.Contains(jmErr, "restarting") {
 		t.Errorf("the job did not restart:\n%s", jmErr)
+	}
+}
+
+// A configuration file with a key the JobManager does not know is a usage
+// error that names the key.
+func TestJobManagerBadConfig(t *testing.T) {
+	config := filepath.Join(t.TempDir(), "weir.yaml")
+	if err := os.WriteFile(config, []byte("rest.port: 0\nrest.prot: 8081\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := runWeir(t, "jobmanager", "--config", config, "--checkpoint-dir", t.TempDir())
+	if r.code != 2 || !strings.Contains(r.stderr, "unknown keys rest.prot") {
+		t.Errorf("exit %d, stderr %q; want 2 and the unknown key", r.code, r.stderr)
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -58,9 +60,13 @@ func newJobManagerCmd(jobs JobRunner, stderr io.Writer) *cobra.Command {
 	mode := f.String("scheduler-mode", "default", "the scheduler (jobmanager.scheduler): default")
 	verbose := f.BoolP("verbose", "v", false, "log the JobManager's informational messages too")
 	hb := heartbeatFlags(cmd)
+	config := configFlag(cmd)
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
 		cj, err := clusterJobs(jobs)
 		if err != nil {
+			return err
+		}
+		if err := applyConfig(cmd, *config, true); err != nil {
 			return err
 		}
 		if *mode != "default" {
@@ -108,9 +114,13 @@ func newTaskManagerCmd(jobs JobRunner, stdout, stderr io.Writer) *cobra.Command 
 	f.StringVar(&cfg.RPCAddr, "rpc-addr", "127.0.0.1:0", "where the JobManager reaches this TaskManager, `HOST:PORT`")
 	verbose := f.BoolP("verbose", "v", false, "log the TaskManager's informational messages too")
 	hb := heartbeatFlags(cmd)
+	config := configFlag(cmd)
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
 		cj, err := clusterJobs(jobs)
 		if err != nil {
+			return err
+		}
+		if err := applyConfig(cmd, *config, false); err != nil {
 			return err
 		}
 		if err := checkHostPort(cfg.JobManager, false); err != nil {
@@ -144,3 +154,56 @@ func newTaskManagerCmd(jobs JobRunner, stdout, stderr io.Writer) *cobra.Command 
 
 // listenAddr is addr with an empty host made 127.0.0.1.
 func listenAddr(addr string) string { return dialAddr(addr) }
+
+// configFlag adds --config FILE.
+func configFlag(cmd *cobra.Command) *string {
+	return cmd.Flags().String("config", "", "YAML configuration `FILE` with Flink's keys (rest.port, heartbeat.timeout, ...); flags override it")
+}
+
+// applyConfig sets the flags of cmd that the command line left unset from
+// the configuration file at path (none when path is ""). jm selects the
+// JobManager's keys, otherwise the TaskManager's.
+func applyConfig(cmd *cobra.Command, path string, jm bool) error {
+	if path == "" {
+		return nil
+	}
+	c, err := cluster.LoadConfig(path)
+	if err != nil {
+		return Usage(err)
+	}
+	jmRPC := c.Address("jobmanager.rpc.address", "jobmanager.rpc.port", DefaultRPCAddr)
+	set := map[string]string{
+		"heartbeat-interval": c["heartbeat.interval"], "heartbeat-timeout": c["heartbeat.timeout"],
+	}
+	if jm {
+		set["rpc-addr"] = jmRPC
+		set["rest-addr"] = c.Address("rest.address", "rest.port", DefaultJobManager)
+		set["checkpoint-dir"] = c["state.checkpoints.dir"]
+		set["savepoint-dir"] = c["state.savepoints.dir"]
+		set["scheduler-mode"] = c["jobmanager.scheduler"]
+		set["slot-wait"] = c["slot.request.timeout"]
+	} else {
+		set["jobmanager"] = jmRPC
+		set["slots"] = c["taskmanager.numberOfTaskSlots"]
+		set["data-dir"] = c["taskmanager.state.local.root-dirs"]
+		if h, ok := c["taskmanager.rpc.address"]; ok {
+			set["rpc-addr"] = net.JoinHostPort(h, "0")
+		}
+		if h, ok := c["taskmanager.data.address"]; ok {
+			set["data-addr"] = net.JoinHostPort(h, "0")
+		}
+	}
+	for name, v := range set {
+		if v == "" || cmd.Flags().Changed(name) {
+			continue
+		}
+		if strings.HasPrefix(name, "heartbeat-") || name == "slot-wait" {
+			d, _ := cluster.ParseDuration(v) // checked by LoadConfig
+			v = d.String()
+		}
+		if err := cmd.Flags().Set(name, v); err != nil {
+			return Usage(fmt.Errorf("config %s: --%s %q: %w", path, name, v, err))
+		}
+	}
+	return nil
+}

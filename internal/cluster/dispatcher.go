@@ -2,7 +2,6 @@ package cluster
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"log/slog"
 	"sync"
@@ -46,6 +45,7 @@ type Job interface {
 // JobMaster of its own (Flink's Dispatcher); it is the REST server's
 // rest.Dispatcher, rest.Submitter and rest.ClusterReporter.
 type Dispatcher struct {
+	*Directory
 	jobs    Jobs
 	cluster *minicluster.Cluster
 	runner  runner.Runner
@@ -55,11 +55,6 @@ type Dispatcher struct {
 	ctx      context.Context
 	cancel   context.CancelFunc
 	wg       sync.WaitGroup
-	mu       struct {
-		sync.Mutex
-		jobs map[string]Job
-		ids  []string
-	}
 }
 
 var (
@@ -69,9 +64,8 @@ var (
 )
 
 func newDispatcher(jobs Jobs, c *minicluster.Cluster, r runner.Runner, defaults api.EngineOptions, log *slog.Logger) *Dispatcher {
-	d := &Dispatcher{jobs: jobs, cluster: c, runner: r, defaults: defaults, log: log}
+	d := &Dispatcher{Directory: NewDirectory(), jobs: jobs, cluster: c, runner: r, defaults: defaults, log: log}
 	d.ctx, d.cancel = context.WithCancel(context.Background())
-	d.mu.jobs = make(map[string]Job)
 	return d
 }
 
@@ -89,10 +83,7 @@ func (d *Dispatcher) Submit(_ context.Context, s api.JobSubmission) (string, err
 		return "", err
 	}
 	id := j.JobID()
-	d.mu.Lock()
-	d.mu.jobs[id] = j
-	d.mu.ids = append(d.mu.ids, id)
-	d.mu.Unlock()
+	d.Add(j)
 	d.log.Info("job submitted", "job", s.Job, "id", id, "args", s.Args)
 	d.wg.Add(1)
 	go func() {
@@ -107,81 +98,6 @@ func (d *Dispatcher) Submit(_ context.Context, s api.JobSubmission) (string, err
 func (d *Dispatcher) close() {
 	d.cancel()
 	d.wg.Wait()
-}
-
-func (d *Dispatcher) lookup(id string) (Job, error) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	j, ok := d.mu.jobs[id]
-	if !ok {
-		return nil, fmt.Errorf("%w: %s", rest.ErrNotFound, id)
-	}
-	return j, nil
-}
-
-// Jobs implements rest.Dispatcher.
-func (d *Dispatcher) Jobs() []rest.JobInfo {
-	d.mu.Lock()
-	ids := append([]string(nil), d.mu.ids...)
-	d.mu.Unlock()
-	out := make([]rest.JobInfo, 0, len(ids))
-	for _, id := range ids {
-		if info, err := d.Job(id); err == nil {
-			out = append(out, info)
-		}
-	}
-	return out
-}
-
-// Job implements rest.Dispatcher.
-func (d *Dispatcher) Job(id string) (rest.JobInfo, error) {
-	j, err := d.lookup(id)
-	if err != nil {
-		return rest.JobInfo{}, err
-	}
-	return JobInfo(j), nil
-}
-
-// JobInfo describes j for the REST API.
-func JobInfo(j Job) rest.JobInfo {
-	s := j.Status()
-	info := rest.JobInfo{ID: j.JobID(), Name: j.Name(), State: string(s.State), Start: j.StartTime(), End: j.EndTime(),
-		Checkpoints: s.Checkpoints}
-	if s.Failure != nil {
-		info.Failure = s.Failure.Error()
-	}
-	for _, v := range s.Vertices {
-		info.Vertices = append(info.Vertices, rest.VertexInfo{ID: v.ID, Name: v.Name, Parallelism: v.Parallelism,
-			RecordsIn: v.RecordsIn, RecordsOut: v.RecordsOut})
-	}
-	return info
-}
-
-// Cancel implements rest.Dispatcher.
-func (d *Dispatcher) Cancel(id string) error {
-	j, err := d.lookup(id)
-	if err != nil {
-		return err
-	}
-	select {
-	case <-j.Done():
-		return fmt.Errorf("%w: job %s", rest.ErrJobEnded, id)
-	default:
-	}
-	j.Cancel()
-	return nil
-}
-
-// Savepoint implements rest.Dispatcher.
-func (d *Dispatcher) Savepoint(ctx context.Context, id, dir string, stop, drain bool) (string, error) {
-	j, err := d.lookup(id)
-	if err != nil {
-		return "", err
-	}
-	if stop {
-		return j.StopWithSavepoint(ctx, dir, drain)
-	}
-	return j.TriggerSavepoint(ctx, dir)
 }
 
 // Cluster implements rest.ClusterReporter.

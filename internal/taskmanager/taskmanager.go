@@ -306,13 +306,6 @@ func (tm *TaskManager) CancelAll() {
 	}
 }
 
-// Running is the number of subtasks running.
-func (tm *TaskManager) Running() int {
-	tm.mu.Lock()
-	defer tm.mu.Unlock()
-	return len(tm.mu.running)
-}
-
 // Close cancels every subtask and waits for their goroutines; a Submit
 // after it (or racing it: a TaskManager lost while a JobMaster deploys)
 // is refused.

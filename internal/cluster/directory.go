@@ -1,0 +1,105 @@
+package cluster
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/weir-engine/weir/internal/rest"
+)
+
+// Directory is the rest.Dispatcher of a set of jobs: the JobManager's
+// Dispatcher's, and that of `weir run --rest-addr`'s embedded job.
+type Directory struct {
+	mu   sync.Mutex
+	jobs map[string]Job
+	ids  []string
+}
+
+var _ rest.Dispatcher = (*Directory)(nil)
+
+// NewDirectory returns an empty directory.
+func NewDirectory() *Directory { return &Directory{jobs: make(map[string]Job)} }
+
+// Add lists j.
+func (d *Directory) Add(j Job) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.jobs[j.JobID()] = j
+	d.ids = append(d.ids, j.JobID())
+}
+
+func (d *Directory) lookup(id string) (Job, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	j, ok := d.jobs[id]
+	if !ok {
+		return nil, fmt.Errorf("%w: %s", rest.ErrNotFound, id)
+	}
+	return j, nil
+}
+
+// Jobs implements rest.Dispatcher, oldest first.
+func (d *Directory) Jobs() []rest.JobInfo {
+	d.mu.Lock()
+	ids := append([]string(nil), d.ids...)
+	d.mu.Unlock()
+	out := make([]rest.JobInfo, 0, len(ids))
+	for _, id := range ids {
+		if info, err := d.Job(id); err == nil {
+			out = append(out, info)
+		}
+	}
+	return out
+}
+
+// Job implements rest.Dispatcher.
+func (d *Directory) Job(id string) (rest.JobInfo, error) {
+	j, err := d.lookup(id)
+	if err != nil {
+		return rest.JobInfo{}, err
+	}
+	return JobInfo(j), nil
+}
+
+// JobInfo describes j for the REST API.
+func JobInfo(j Job) rest.JobInfo {
+	s := j.Status()
+	info := rest.JobInfo{ID: j.JobID(), Name: j.Name(), State: string(s.State), Start: j.StartTime(), End: j.EndTime(),
+		Checkpoints: s.Checkpoints}
+	if s.Failure != nil {
+		info.Failure = s.Failure.Error()
+	}
+	for _, v := range s.Vertices {
+		info.Vertices = append(info.Vertices, rest.VertexInfo{ID: v.ID, Name: v.Name, Parallelism: v.Parallelism,
+			RecordsIn: v.RecordsIn, RecordsOut: v.RecordsOut})
+	}
+	return info
+}
+
+// Cancel implements rest.Dispatcher.
+func (d *Directory) Cancel(id string) error {
+	j, err := d.lookup(id)
+	if err != nil {
+		return err
+	}
+	select {
+	case <-j.Done():
+		return fmt.Errorf("%w: job %s", rest.ErrJobEnded, id)
+	default:
+	}
+	j.Cancel()
+	return nil
+}
+
+// Savepoint implements rest.Dispatcher.
+func (d *Directory) Savepoint(ctx context.Context, id, dir string, stop, drain bool) (string, error) {
+	j, err := d.lookup(id)
+	if err != nil {
+		return "", err
+	}
+	if stop {
+		return j.StopWithSavepoint(ctx, dir, drain)
+	}
+	return j.TriggerSavepoint(ctx, dir)
+}

@@ -41,30 +41,30 @@ func (r jobRunner) Builder(stdout io.Writer, log *slog.Logger) funcspec.Builder 
 func (r jobRunner) Start(ctx context.Context, s api.JobSubmission, run runner.Runner, log *slog.Logger) (cluster.Job, error) {
 	j, ok := r.reg.lookup(s.Job)
 	if !ok {
-		return nil, fmt.Errorf("%w: no job %q is registered in the JobManager's binary", rest.ErrBadSubmission, s.Job)
+		return nil, rest.BadSubmission(fmt.Errorf("no job %q is registered in the JobManager's binary", s.Job))
 	}
 	flags, err := cli.EngineFlagsOf(s.Options)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", rest.ErrBadSubmission, err)
+		return nil, rest.BadSubmission(err)
 	}
 	env := NewEnv(engineOptions(cli.RunRequest{Job: s.Job, Args: s.Args, Engine: flags, Stdout: os.Stdout, Logger: log})...)
 	env.runner = run
 	if err := env.Err(); err != nil {
-		return nil, fmt.Errorf("%w: %w", rest.ErrBadSubmission, err)
+		return nil, rest.BadSubmission(err)
 	}
 	if err := callBuilder(j.build, env, s.Args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			err = errors.New("the job's help was asked for")
 		}
-		return nil, fmt.Errorf("%w: %w", rest.ErrBadSubmission, &jobError{job: s.Job, err: err})
+		return nil, rest.BadSubmission(&jobError{job: s.Job, err: err})
 	}
 	if err := env.Err(); err != nil {
-		return nil, fmt.Errorf("%w: %w", rest.ErrBadSubmission, &jobError{job: s.Job, err: err})
+		return nil, rest.BadSubmission(&jobError{job: s.Job, err: err})
 	}
 	env.builtBy(r.reg, s.Job, s.Args)
 	c, err := env.ExecuteAsync(ctx, s.Job)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", rest.ErrBadSubmission, &jobError{job: s.Job, err: err})
+		return nil, rest.BadSubmission(&jobError{job: s.Job, err: err})
 	}
 	return clusterJob{c}, nil
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"net"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -158,5 +159,51 @@ func TestJobManagerBadConfig(t *testing.T) {
 	r := runWeir(t, "jobmanager", "--config", config, "--checkpoint-dir", t.TempDir())
 	if r.code != 2 || !strings.Contains(r.stderr, "unknown keys rest.prot") {
 		t.Errorf("exit %d, stderr %q; want 2 and the unknown key", r.code, r.stderr)
+	}
+}
+
+// `weir run --detach` prints the job id and returns while the job runs;
+// list shows it and cancel ends it, against the JobManager process.
+func TestClusterDetachListCancel(t *testing.T) {
+	c := startCluster(t, t.TempDir())
+	c.startTaskManager(t, "2")
+	r := runWeir(t, "run", "--jobmanager", c.rest, "--detach", "--parallelism", "2",
+		"sequence", "--keys", "2", "--records-per-key", "1000000", "--rate", "100", "--output", t.TempDir())
+	if r.code != 0 || !jobID.MatchString(r.stdout) {
+		t.Fatalf("run --detach: exit %d, stdout %q, stderr %q; want 0 and the job id", r.code, r.stdout, r.stderr)
+	}
+	id := strings.TrimSpace(r.stdout)
+	list := runWeir(t, "list", "--jobmanager", c.rest)
+	if list.code != 0 || !strings.Contains(list.stdout, id+"  ") || !strings.Contains(list.stdout, "  sequence") {
+		t.Fatalf("list: exit %d, stdout %q, stderr %q; want the job", list.code, list.stdout, list.stderr)
+	}
+	if cancel := runWeir(t, "cancel", id, "--jobmanager", c.rest); cancel.code != 0 {
+		t.Fatalf("cancel: exit %d, stderr %q", cancel.code, cancel.stderr)
+	}
+}
+
+// A submission to an address where no JobManager listens fails at once
+// with a one-line reason.
+func TestRunWithoutJobManager(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	r := runWeir(t, "run", "--jobmanager", addr, "wordcount", "--input", sample)
+	if r.code != 1 || !strings.Contains(r.stderr, "no JobManager at "+addr) || strings.Count(r.stderr, "\n") != 1 {
+		t.Errorf("exit %d, stderr %q; want 1 and one line saying no JobManager answers", r.code, r.stderr)
+	}
+}
+
+// A submission the JobManager's binary cannot build (its builder refuses
+// the arguments) is a usage error with the builder's reason, as in an
+// embedded run.
+func TestClusterRunBadArguments(t *testing.T) {
+	c := startCluster(t, t.TempDir())
+	r := runWeir(t, "run", "--jobmanager", c.rest, "wordcount", "--input", filepath.Join(t.TempDir(), "missing.txt"))
+	if r.code != 2 || !strings.HasPrefix(r.stderr, "weir: run: wordcount: input ") || strings.Count(r.stderr, "\n") != 1 {
+		t.Errorf("exit %d, stderr %q; want 2 and the builder's reason", r.code, r.stderr)
 	}
 }

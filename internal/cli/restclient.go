@@ -179,7 +179,7 @@ func (jm *jobManager) call(ctx context.Context, method, path string, body any, w
 func (jm *jobManager) answerError(resp *http.Response, b []byte) error {
 	var e api.ErrorResponse
 	if json.Unmarshal(b, &e) == nil && len(e.Errors) > 0 {
-		return errors.New(strings.Join(e.Errors, "; "))
+		return &answerError{status: resp.StatusCode, msg: strings.Join(e.Errors, "; ")}
 	}
 	return fmt.Errorf("unexpected answer from %s: %s (is it a Weir JobManager's REST address?)", jm.addr, resp.Status)
 }
@@ -196,3 +196,11 @@ func (e *unreachableError) Error() string {
 }
 
 func (e *unreachableError) Unwrap() error { return e.err }
+
+// answerError is the JobManager's own error answer, with its status.
+type answerError struct {
+	status int
+	msg    string
+}
+
+func (e *answerError) Error() string { return e.msg }

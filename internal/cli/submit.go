@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -112,6 +113,11 @@ func submitJob(ctx context.Context, ra RunArgs, stdout, stderr io.Writer) error 
 	}
 	return withJobManager("run", ra.Engine.JobManager, func(jm *jobManager) error {
 		id, err := jm.submit(ctx, api.JobSubmission{Job: ra.Job, Args: ra.JobArgs, Options: opts})
+		if ae, ok := errors.AsType[*answerError](err); ok && ae.status == http.StatusBadRequest {
+			// The job cannot be built from the command line: exit 2, as
+			// for an embedded run.
+			return Usage(err)
+		}
 		if err != nil {
 			return err
 		}

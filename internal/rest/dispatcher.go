@@ -182,3 +182,12 @@ type Submitter interface {
 
 // ErrBadSubmission marks a submission that cannot run as given.
 var ErrBadSubmission = errors.New("rest: bad submission")
+
+// BadSubmission marks err as the submission's fault: the error matches
+// ErrBadSubmission and keeps err's message.
+func BadSubmission(err error) error { return &badSubmission{err} }
+
+type badSubmission struct{ err error }
+
+func (e *badSubmission) Error() string   { return e.err.Error() }
+func (e *badSubmission) Unwrap() []error { return []error{ErrBadSubmission, e.err} }

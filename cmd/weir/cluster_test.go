@@ -207,3 +207,77 @@ func TestClusterRunBadArguments(t *testing.T) {
 		t.Errorf("exit %d, stderr %q; want 2 and the builder's reason", r.code, r.stderr)
 	}
 }
+
+// A TaskManager whose JobManager is SIGKILLed mid-job cancels its
+// subtasks at once (its connection closed; the sequence job's two
+// vertices at parallelism 2 are four subtasks in its two slots) and
+// registers again with the JobManager started in its place, which runs
+// jobs on it.
+func TestClusterTaskManagerOutlivesItsJobManager(t *testing.T) {
+	c := startCluster(t, t.TempDir())
+	tm := c.startTaskManager(t, "2")
+	run := startWeir(t, "run", "--jobmanager", c.rest, "--parallelism", "2", "--checkpoint-interval", "100ms",
+		"sequence", "--keys", "2", "--records-per-key", "1000000", "--rate", "1000", "--output", t.TempDir())
+	if loc := c.jm.awaitCheckpoints(1); loc == "" {
+		_, stderr := c.jm.wait()
+		t.Fatalf("the jobmanager ended before a checkpoint: %s", stderr)
+	}
+	if err := c.jm.cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	c.jm.wait()
+	if code, stderr := run.wait(); code == 0 || !strings.Contains(stderr, "no JobManager at") {
+		t.Errorf("run: exit %d, stderr %q; want the lost JobManager", code, stderr)
+	}
+	awaitLines(t, tm, 1, "lost the jobmanager: cancelled the subtasks, registering again:", "subtasks=4")
+
+	again := startWeir(t, "jobmanager", "--rpc-addr", c.rpc, "--rest-addr", "127.0.0.1:0", "--checkpoint-dir", t.TempDir())
+	var rest string
+	for line := range again.lines {
+		if m := jobManagerUp.FindStringSubmatch(line); m != nil {
+			rest = m[2]
+			break
+		}
+	}
+	awaitLines(t, tm, 2, "registered with the jobmanager")
+	out := filepath.Join(t.TempDir(), "counts")
+	if r := runWeir(t, "run", "wordcount", "--parallelism", "2", "--input", sample, "--output", out, "--jobmanager", rest); r.code != 0 {
+		t.Fatalf("wordcount on the new JobManager: exit %d, stderr %q", r.code, r.stderr)
+	}
+}
+
+// awaitLines waits until n lines of p's stderr contain each of parts.
+// The lines channel drops lines while nobody reads it, so every line read
+// is also a cue to look through all of stderr so far.
+func awaitLines(t *testing.T, p *proc, n int, parts ...string) {
+	t.Helper()
+	has := func(line string) bool {
+		for _, s := range parts {
+			if !strings.Contains(line, s) {
+				return false
+			}
+		}
+		return true
+	}
+	seen := func() bool {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		count := 0
+		for _, line := range strings.Split(p.stderr.String(), "\n") {
+			if has(line) {
+				count++
+			}
+		}
+		return count >= n
+	}
+	for range p.lines {
+		if seen() {
+			return
+		}
+	}
+	if seen() {
+		return
+	}
+	_, stderr := p.wait()
+	t.Fatalf("fewer than %d lines with %q; the process ended: %s", n, parts, stderr)
+}

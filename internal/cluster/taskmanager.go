@@ -174,8 +174,8 @@ func (t *TaskManager) run(ctx context.Context) {
 		select {
 		case <-link.Lost():
 			loss, _ := link.Loss()
-			t.log.Warn("lost the jobmanager: cancelling the subtasks and registering again", "why", loss.String())
-			t.tm.CancelAll()
+			n := t.tm.CancelAll()
+			t.log.Warn("lost the jobmanager: cancelled the subtasks, registering again", "subtasks", n, "why", loss.String())
 		case <-ctx.Done():
 		}
 		link.Close()

@@ -296,14 +296,15 @@ func (tm *TaskManager) NotifyCheckpoint(job string, generation int, id graph.Sub
 }
 
 // CancelAll cancels every running subtask, as when the TaskManager lost
-// its JobManager; it does not wait for them to end, and new subtasks may
-// be submitted after it.
-func (tm *TaskManager) CancelAll() {
+// its JobManager, and returns how many it cancelled; it does not wait for
+// them to end, and new subtasks may be submitted after it.
+func (tm *TaskManager) CancelAll() int {
 	tm.mu.Lock()
 	defer tm.mu.Unlock()
 	for _, r := range tm.mu.running {
 		r.cancel()
 	}
+	return len(tm.mu.running)
 }
 
 // Close cancels every subtask and waits for their goroutines; a Submit

@@ -13,7 +13,7 @@ import (
 // refused.
 func TestSubmissionRoundTrip(t *testing.T) {
 	f := EngineFlags{Parallelism: 3, Mode: "batch", CheckpointInterval: 2 * time.Second, CheckpointDir: "/cp", SavepointDir: "/sp",
-		FromSavepoint: "/cp/chk-3", AllowNonRestored: true, StateBackend: "pebble", Incremental: true, StateDir: "/state"}
+		FromSavepoint: "/cp/chk-3", AllowNonRestored: true, StateBackend: "hashmap"}
 	o, err := f.Submission()
 	if err != nil {
 		t.Fatal(err)
@@ -29,6 +29,9 @@ func TestSubmissionRoundTrip(t *testing.T) {
 		if _, err := bad.Submission(); err == nil || !strings.Contains(err.Error(), "embedded mini-cluster") {
 			t.Errorf("%+v: %v, want the embedded cluster's flag refused", bad, err)
 		}
+	}
+	if _, err := (EngineFlags{StateBackend: "pebble"}).Submission(); err == nil || !strings.Contains(err.Error(), "not available on a cluster") {
+		t.Errorf("pebble: %v, want it refused", err)
 	}
 }
 

@@ -362,14 +362,14 @@ func (jm *JobMaster) performCheckpoint(ctx context.Context, action checkpoint.Ac
 			jm.events.Push(persistedEvent{id: a.ID, err: fmt.Errorf("checkpoint %d has no directory", a.ID)})
 			return
 		}
-		md := jm.metadata(a)
+		md, ended := jm.metadata(a)
 		for i := range md.Operators {
 			md.Operators[i].Coordinator = cp.coordinators[a.ID][md.Operators[i].UID]
 		}
 		delete(cp.coordinators, a.ID)
 		size, uploaded := cp.measure(md)
 		cp.sizes[a.ID] = [2]int64{size, uploaded}
-		if err := unionWithFinished(md); err != nil {
+		if err := unionWithFinished(md, ended); err != nil {
 			jm.events.Push(persistedEvent{id: a.ID, err: err})
 			return
 		}
@@ -483,13 +483,19 @@ func (jm *JobMaster) notify(tasks []graph.SubtaskID, id int64, complete bool) {
 
 // metadata assembles the checkpoint's metadata from the tasks'
 // acknowledgements: one OperatorState per operator of the job, with the
-// state of each subtask, finished subtasks marked.
-func (jm *JobMaster) metadata(a checkpoint.Persist) *storage.Metadata {
+// state of each subtask, FINISHED subtasks marked (the plan's; a subtask
+// whose operators finished but which waits for its final checkpoint is
+// acknowledged, and restored, as a running one). ended counts, per
+// operator uid, the subtasks whose operators had finished before the
+// snapshot: the FINISHED ones and those whose acknowledgement says so
+// (storage.SubtaskState.Finished in an acknowledgement).
+func (jm *JobMaster) metadata(a checkpoint.Persist) (md *storage.Metadata, ended map[string]int) {
 	kind := storage.KindCheckpoint
 	if a.Kind.IsSavepoint() {
 		kind = storage.KindSavepoint
 	}
-	md := &storage.Metadata{JobID: jm.jobID, CheckpointID: a.ID, Timestamp: a.Timestamp.UnixMilli(), Kind: kind}
+	md = &storage.Metadata{JobID: jm.jobID, CheckpointID: a.ID, Timestamp: a.Timestamp.UnixMilli(), Kind: kind}
+	ended = make(map[string]int)
 	finished := make(map[graph.SubtaskID]bool, len(a.Finished))
 	for _, t := range a.Finished {
 		finished[t] = true
@@ -503,39 +509,43 @@ func (jm *JobMaster) metadata(a checkpoint.Persist) *storage.Metadata {
 			os := storage.OperatorState{UID: n.UID, Name: n.Name, Parallelism: v.Parallelism, MaxParallelism: n.MaxParallelism, FullyFinished: fully[v.ID]}
 			for i := 0; i < v.Parallelism; i++ {
 				t := graph.SubtaskID{Vertex: v.ID, Subtask: i}
-				st := storage.SubtaskState{Index: i, Finished: finished[t]}
+				st := storage.SubtaskState{Index: i}
 				if states, ok := a.States[t].(map[string]storage.SubtaskState); ok {
 					if s, ok := states[n.UID]; ok {
 						st = s
 						st.Index = i
 					}
 				}
+				if finished[t] || st.Finished {
+					ended[n.UID]++
+				}
+				st.Finished = finished[t]
 				os.Subtasks = append(os.Subtasks, st)
 			}
 			md.Operators = append(md.Operators, os)
 		}
 	}
-	return md
+	return md, ended
 }
 
 // unionWithFinished refuses a checkpoint in which an operator with union
-// list state has some finished subtasks and some running ones (FLIP-147):
-// the finished subtasks' share of the union is gone, so every subtask
-// restoring the union would miss it.
-func unionWithFinished(md *storage.Metadata) error {
+// list state has some subtasks whose operators finished (ended counts
+// them by uid: FINISHED, or waiting for their final checkpoint) and some
+// running ones (FLIP-147, FLINK-21080): the finished subtasks' share of
+// the union would be gone, so every subtask restoring the union would
+// miss it. The subtasks waiting for their final checkpoint stay blocked
+// until the others finish too; then the checkpoint passes.
+func unionWithFinished(md *storage.Metadata, ended map[string]int) error {
 	for _, o := range md.Operators {
-		finished, union := 0, false
+		union := false
 		for _, s := range o.Subtasks {
-			if s.Finished {
-				finished++
-			}
 			for _, l := range s.OperatorLists {
 				union = union || l.Mode == storage.ModeUnion
 			}
 		}
-		if union && finished > 0 && finished < len(o.Subtasks) {
+		if n := ended[o.UID]; union && n > 0 && n < len(o.Subtasks) {
 			return fmt.Errorf("%w: checkpoint %d declined: operator %q has union list state and %d of its %d subtasks finished",
-				checkpoint.ErrNotReady, md.CheckpointID, o.Name, finished, len(o.Subtasks))
+				checkpoint.ErrNotReady, md.CheckpointID, o.Name, n, len(o.Subtasks))
 		}
 	}
 	return nil

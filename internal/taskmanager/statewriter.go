@@ -87,7 +87,10 @@ func (w *stateWriter) write(s *task.Snapshot) (storage.TaskState, error) {
 	}
 	for i, n := range w.vertex.Chain {
 		snap := s.Operators[n.UID]
-		sub := storage.SubtaskState{Index: w.subtask}
+		// Finished: the operators had finished before the snapshot (the
+		// task waits for its final checkpoint); the JobMaster needs it
+		// for union list state (FLIP-147).
+		sub := storage.SubtaskState{Index: w.subtask, Finished: s.Finished}
 		if snap != nil {
 			if snap.Keyed != nil {
 				h, err := snap.Keyed.Write(w.ctx, dir, fmt.Sprintf("v%d-o%d-s%d-keyed", w.vertex.ID, i, w.subtask))

@@ -119,7 +119,12 @@ type OperatorState struct {
 type SubtaskState struct {
 	// Index is the subtask index, in [0, Parallelism).
 	Index int
-	// Finished is set when the subtask had finished before the snapshot.
+	// Finished is set, in a checkpoint's metadata, when the subtask was
+	// FINISHED before the snapshot (it has no state in it). In a task's
+	// acknowledgement (TaskState), it says that the subtask's operators
+	// had finished before the snapshot: the subtask is waiting for its
+	// final checkpoint (FLIP-147), and its state is stored as a running
+	// one's.
 	Finished bool
 	// Keyed holds keyed state, one handle per contiguous key-group range.
 	Keyed []KeyedStateHandle

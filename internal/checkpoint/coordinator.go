@@ -94,7 +94,9 @@ func (c *Coordinator) Step(ev Event) error {
 		c.onDecline(ev)
 	case TaskEndOfData:
 		f, _ := c.ix.flat(ev.Task)
-		c.tasks.endOfData(f, c.nextID)
+		if c.tasks.endOfData(f, c.nextID) {
+			c.decider.endOfDataReported()
+		}
 	case TaskFinished:
 		c.onFinished(ev.Task, ev.LastSnapshot)
 	case TasksRestarted:

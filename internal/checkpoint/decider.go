@@ -16,7 +16,9 @@ import "time"
 //     the min pause. If only some pipelined regions are in that state,
 //     trigger one for them too, but only once the min pause allows. After
 //     such a region's checkpoint failed, or any that the tasks were not
-//     ready for (ErrNotReady), the next waits one interval.
+//     ready for (ErrNotReady), the next waits one interval, or until
+//     another task reports EndOfData: the tasks may be ready then (the
+//     last subtask of an operator with union list state finished).
 //  4. Periodic: once the interval is due, in a free slot, when the min
 //     pause since the last completion has passed.
 //
@@ -51,6 +53,11 @@ func (d *decider) restart(now time.Time, interval time.Duration) {
 func (d *decider) endOfDataFailed(now time.Time, interval time.Duration) {
 	d.eodRetry = now.Add(interval)
 }
+
+// endOfDataReported lets end-of-data triggers go again at once after a
+// task reported EndOfData: what made the last one fail may be gone.
+// Every task reports once, so this cannot loop.
+func (d *decider) endOfDataReported() { d.eodRetry = time.Time{} }
 
 // periodicDone moves the periodic schedule past now after a periodic
 // trigger: one interval after the previous due time, keeping a regular

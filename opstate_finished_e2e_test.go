@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/weir-engine/weir"
+	"github.com/weir-engine/weir/internal/checkpoint/storage"
 )
 
 // unionCounter keeps its subtask's element count in union list state and
@@ -55,12 +56,13 @@ func TestUnionListStateWithFinishedSubtasks(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	logs := &lockedBuffer{}
+	dir := t.TempDir()
 	var stop atomic.Int64
 	stop.Store(10)
 	env := weir.NewEnv(weir.WithParallelism(2), weir.WithLogger(slog.New(slog.NewTextHandler(logs, nil))),
 		// No tolerance: a declined checkpoint is not a failure that
 		// counts (checkpoint.ErrNotReady).
-		weir.WithCheckpointing(weir.CheckpointConfig{Interval: 5 * time.Millisecond}))
+		weir.WithCheckpointing(weir.CheckpointConfig{Interval: 5 * time.Millisecond, Dir: dir}))
 	// Subtask 0 reads 10 elements and finishes; subtask 1 reads below
 	// stop, which the test moves on.
 	src := weir.FromSplits(env, weir.SplitSource[int64, intsSplit]{
@@ -120,6 +122,41 @@ func TestUnionListStateWithFinishedSubtasks(t *testing.T) {
 		t.Errorf("%d restarts, want none", res.Restarts)
 	}
 	if res.Checkpoints.Completed == 0 {
-		t.Errorf("no checkpoint completed, not even the final one")
+		t.Fatalf("no checkpoint completed, not even the final one")
+	}
+	// The final checkpoint holds the union entry of each subtask: subtask
+	// 0 did not leave before it.
+	st, err := storage.Open(ctx, dir, storage.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	md, err := st.ReadMetadata(ctx, res.Checkpoints.Latest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	unions := 0
+	for _, o := range md.Operators {
+		entries, finished := 0, 0
+		for _, s := range o.Subtasks {
+			if s.Finished {
+				finished++
+			}
+			for _, l := range s.OperatorLists {
+				if l.Mode == storage.ModeUnion {
+					entries += len(l.Entries)
+				}
+			}
+		}
+		if entries == 0 {
+			continue
+		}
+		unions++
+		if entries != 2 || finished != 0 {
+			t.Errorf("the final checkpoint %s holds %d union entries of %s and %d finished subtasks, want 2 and none", res.Checkpoints.Latest, entries, o.Name, finished)
+		}
+	}
+	if unions != 1 {
+		t.Errorf("the final checkpoint has %d operators with union list state, want 1", unions)
 	}
 }

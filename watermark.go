@@ -24,10 +24,11 @@ type WatermarkStrategy[T any] struct {
 	// (Flink's punctuated generator) instead of periodically: exact but
 	// costly, for low rates and tests.
 	PerElement bool
-	// Idleness, for the per-split watermarks of a split source
-	// (SplitSource.Watermarks), is how long a split may emit nothing
-	// before it no longer holds the watermark back (Flink's withIdleness);
-	// 0: never idle.
+	// Idleness is how long a split of a split source
+	// (SplitSource.Watermarks), or a subtask of
+	// AssignTimestampsAndWatermarks, may receive nothing before it no
+	// longer holds the watermark back (Flink's withIdleness; see
+	// WithIdleness); 0: never idle.
 	Idleness time.Duration
 }
 
@@ -51,7 +52,7 @@ func AssignTimestampsAndWatermarks[T any](s DataStream[T], w WatermarkStrategy[T
 		return invalid[T](s.env, errors.New("weir: AssignTimestampsAndWatermarks on an invalid stream"))
 	case w.Timestamp == nil:
 		return invalid[T](s.env, errors.New("weir: AssignTimestampsAndWatermarks: nil timestamp function"))
-	case w.OutOfOrderness < 0 || w.Interval < 0:
+	case w.OutOfOrderness < 0 || w.Interval < 0 || w.Idleness < 0:
 		return invalid[T](s.env, fmt.Errorf("weir: AssignTimestampsAndWatermarks: negative duration in %+v", w))
 	}
 	if w.Interval == 0 {

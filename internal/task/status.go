@@ -22,13 +22,30 @@ import (
 // watermark an operator emits on its own (a final MaxWatermark, a
 // periodic assigner) always counts downstream.
 
-// WatermarkStatusSource is implemented by source operators that know when
-// they are idle. Before Open the task hands them announce, which tells
-// every output of the task that the source is idle (true) or active again
-// (false); the source calls it from PollNext or its timers, ACTIVE before
-// the first record or watermark that follows IDLE.
+// WatermarkStatusSource is implemented by operators that know when they
+// are idle: sources, and timestamp assigners with idleness. Before Open
+// the task hands the last of them in its chain announce, which tells every
+// output of the task that the operator is idle (true) or active again
+// (false); the operator calls it from PollNext, an element or its timers,
+// ACTIVE before the first record or watermark that follows IDLE. Such an
+// operator owns the status of its task, as Flink's
+// TimestampsAndWatermarksOperator ignores the status of its inputs: the
+// operators before it in the chain are not handed announce, and the status
+// of the task's input channels is no longer forwarded.
 type WatermarkStatusSource interface {
 	SetWatermarkStatus(announce func(idle bool) error)
+}
+
+// handWatermarkStatus hands announce to the last operator of the chain
+// that takes it.
+func (t *Task) handWatermarkStatus() {
+	for i := len(t.chain) - 1; i >= 0; i-- {
+		if ws, ok := t.chain[i].inst.(WatermarkStatusSource); ok {
+			ws.SetWatermarkStatus(t.emitWatermarkStatus)
+			t.ownStatus = true
+			return
+		}
+	}
 }
 
 // emitWatermarkStatus announces idle or active on every output.
@@ -44,6 +61,9 @@ func (t *Task) emitWatermarkStatus(idle bool) error {
 // forwardValve forwards what the input valve asks: ACTIVE before the
 // watermark, IDLE after it.
 func (t *Task) forwardValve(out network.ValveOutput) error {
+	if t.ownStatus {
+		out.StatusChanged = false
+	}
 	if out.StatusChanged && !out.Idle {
 		if err := t.emitWatermarkStatus(false); err != nil {
 			return err

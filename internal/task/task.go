@@ -149,6 +149,9 @@ type Task struct {
 	// aborted (then it goes on).
 	stopID  int64
 	stopped bool
+	// ownStatus: an operator of the chain announces the watermark status
+	// (handWatermarkStatus), not the input valve.
+	ownStatus bool
 
 	// Metrics is updated as the task runs.
 	Metrics Metrics
@@ -302,15 +305,13 @@ func (t *Task) setup() error {
 	if err := t.buildChain(writers); err != nil {
 		return err
 	}
+	t.handWatermarkStatus()
 	if t.desc.Vertex.IsSource() {
 		src, ok := t.chain[0].inst.(op.Source)
 		if !ok {
 			return fmt.Errorf("task: head of source vertex %v is %T, not a source", t.desc.Vertex, t.chain[0].inst)
 		}
 		t.source = src
-		if ws, ok := src.(WatermarkStatusSource); ok {
-			ws.SetWatermarkStatus(t.emitWatermarkStatus)
-		}
 		return nil
 	}
 	return t.buildReaders()

@@ -1,7 +1,8 @@
 // Package watermark holds the watermark strategy as the runtime sees it and
 // the operator that assigns timestamps and emits watermarks by it (package
 // weir's AssignTimestampsAndWatermarks). The per-split watermarks of a
-// split source use the same Strategy (internal/operator/source).
+// split source use the same Strategy (internal/operator/source); both
+// announce an idle subtask by Strategy.Idleness.
 package watermark
 
 import "time"

@@ -48,7 +48,6 @@ type nestedChangedV2 struct {
 	Items []struct{ City []byte }
 }
 
-
 // transcode writes v under T's schema and reads it back as U.
 func transcode[T, U any](t *testing.T, v T) (U, error) {
 	t.Helper()

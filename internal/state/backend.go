@@ -5,6 +5,8 @@ import (
 	"log/slog"
 	"slices"
 	"time"
+
+	"github.com/weir-engine/weir/internal/codec"
 )
 
 // KeyedBackend holds all keyed state of one operator instance for keys of type
@@ -26,6 +28,12 @@ type KeyedBackend[K comparable] struct {
 	// pending holds restored payloads, per local key group, of states not
 	// registered yet (see snapshot.go).
 	pending map[string][][]byte
+	// pendingSchemas holds the schemas restored with pending payloads,
+	// by state name (see evolve.go).
+	pendingSchemas map[string][]byte
+	// transcoders caches the transcoders of restored schemas by state
+	// name and schema.
+	transcoders map[string]*codec.Transcoder
 
 	// err is the first usage error recorded; see Err.
 	err error

@@ -33,6 +33,9 @@ type Capture[K comparable] struct {
 	// pending holds restored payloads of states not registered, by name
 	// and local key group.
 	pending map[string][][]byte
+	// schemas holds the schema of every state, registered or pending, by
+	// name.
+	schemas map[string][]byte
 	// dir is the Pebble checkpoint of a Pebble backend ("" on the heap),
 	// opened read-only as db on the first Section.
 	dir string
@@ -52,6 +55,11 @@ func (b *KeyedBackend[K]) Capture(dir string) (*Capture[K], error) {
 	for name, groups := range b.pending {
 		c.pending[name] = slices.Clone(groups)
 	}
+	schemas, err := b.schemasOf()
+	if err != nil {
+		return nil, err
+	}
+	c.schemas = schemas
 	if b.kv != nil {
 		// The capture must see every write made before it.
 		if err := b.kv.writeBack(); err != nil {
@@ -111,20 +119,20 @@ func (c *Capture[K]) Section(dst []byte, kg int) ([]byte, error) {
 		if err != nil {
 			return dst, fmt.Errorf("state: snapshot keys: %w", err)
 		}
-		return appendSection(dst, c.tables, c.pending, kg-c.start, kc)
+		return appendSection(dst, c.tables, c.schemas, c.pending, kg-c.start, kc)
 	}
 	payloads, err := c.kvPayloads(kg)
 	if err != nil {
 		return dst, err
 	}
-	return appendPayloads(dst, payloads, c.pending, kg-c.start), nil
+	return appendPayloads(dst, payloads, c.schemas, c.pending, kg-c.start), nil
 }
 
 // PendingSection appends a section of key group kg with only the restored
 // states that no operator registered: what a Pebble capture's files do not
 // hold.
 func (c *Capture[K]) PendingSection(dst []byte, kg int) []byte {
-	return appendPayloads(dst, nil, c.pending, kg-c.start)
+	return appendPayloads(dst, nil, c.schemas, c.pending, kg-c.start)
 }
 
 // kvPayloads reads the payload of every state in key group kg from the
@@ -173,8 +181,9 @@ func (c *Capture[K]) Release() error {
 }
 
 // appendPayloads appends a section made of ready payloads by state name
-// and the pending payloads of local key group g that payloads lacks.
-func appendPayloads(dst []byte, payloads map[string][]byte, pending map[string][][]byte, g int) []byte {
+// and the pending payloads of local key group g that payloads lacks, with
+// the schema entry (see evolve.go) of each state written that schemas has.
+func appendPayloads(dst []byte, payloads map[string][]byte, schemas map[string][]byte, pending map[string][][]byte, g int) []byte {
 	all := maps.Clone(payloads)
 	if all == nil {
 		all = map[string][]byte{}
@@ -182,6 +191,11 @@ func appendPayloads(dst []byte, payloads map[string][]byte, pending map[string][
 	for name, groups := range pending {
 		if _, ok := all[name]; !ok && len(groups[g]) > 0 {
 			all[name] = groups[g]
+		}
+	}
+	for name := range maps.Clone(all) {
+		if s, ok := schemas[name]; ok {
+			all[schemaPrefix+name] = s
 		}
 	}
 	names := slices.Sorted(maps.Keys(all))

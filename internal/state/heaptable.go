@@ -3,6 +3,7 @@ package state
 import (
 	"iter"
 	"maps"
+	"reflect"
 	"slices"
 )
 
@@ -119,3 +120,5 @@ func (t *heapTable[K, S]) keys(g int) iter.Seq[K] {
 		}
 	}
 }
+
+func (t *heapTable[K, S]) valueType() reflect.Type { return reflect.TypeFor[S]() }

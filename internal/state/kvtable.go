@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"iter"
+	"reflect"
 
 	"github.com/cockroachdb/pebble"
 	"github.com/weir-engine/weir/internal/codec"
@@ -224,8 +225,11 @@ func (brokenTable[K, S]) snapshotGroup(dst []byte, _ int, _ codec.Codec[K]) ([]b
 func (brokenTable[K, S]) restoreGroup(int, []byte, codec.Codec[K]) error {
 	return fmt.Errorf("%w: state without a codec", ErrCorruptSnapshot)
 }
+func (brokenTable[K, S]) valueType() reflect.Type       { return reflect.TypeFor[S]() }
 func (brokenTable[K, S]) numEntries() int               { return 0 }
 func (brokenTable[K, S]) contains(int, K) bool          { return false }
 func (brokenTable[K, S]) appendKeys(_ int, dst []K) []K { return dst }
 func (brokenTable[K, S]) keys(int) iter.Seq[K]          { return func(func(K) bool) {} }
 func (brokenTable[K, S]) capture() registered[K]        { return nil }
+
+func (t *kvTable[K, S]) valueType() reflect.Type { return reflect.TypeFor[S]() }

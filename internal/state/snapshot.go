@@ -45,12 +45,16 @@ func (b *KeyedBackend[K]) SnapshotKeyGroup(dst []byte, kg int) ([]byte, error) {
 	for name, e := range b.states {
 		tables[name] = e.table
 	}
-	return appendSection(dst, tables, b.pending, kg-b.start, kc)
+	schemas, err := b.schemasOf()
+	if err != nil {
+		return dst, err
+	}
+	return appendSection(dst, tables, schemas, b.pending, kg-b.start, kc)
 }
 
 // appendSection appends the section of local key group g made of tables
 // and the pending payloads of states not among them.
-func appendSection[K comparable](dst []byte, tables map[string]registered[K], pending map[string][][]byte, g int, kc codec.Codec[K]) ([]byte, error) {
+func appendSection[K comparable](dst []byte, tables map[string]registered[K], schemas map[string][]byte, pending map[string][][]byte, g int, kc codec.Codec[K]) ([]byte, error) {
 	payloads := make(map[string][]byte, len(tables))
 	for name, t := range tables {
 		p, err := t.snapshotGroup(nil, g, kc)
@@ -62,7 +66,7 @@ func appendSection[K comparable](dst []byte, tables map[string]registered[K], pe
 		}
 		payloads[name] = p
 	}
-	return appendPayloads(dst, payloads, pending, g), nil
+	return appendPayloads(dst, payloads, schemas, pending, g), nil
 }
 
 // RestoreKeyGroup reads a section written by SnapshotKeyGroup for key group
@@ -77,6 +81,9 @@ func (b *KeyedBackend[K]) RestoreKeyGroup(kg int, section []byte) error {
 	if err != nil {
 		return err
 	}
+	type stateEntry struct{ name, payload []byte }
+	var entries []stateEntry
+	schemas := map[string][]byte{}
 	for i := uint64(0); i < n; i++ {
 		var name, payload []byte
 		if name, rest, err = chunk(rest); err != nil {
@@ -85,8 +92,19 @@ func (b *KeyedBackend[K]) RestoreKeyGroup(kg int, section []byte) error {
 		if payload, rest, err = chunk(rest); err != nil {
 			return err
 		}
-		if e, ok := b.states[string(name)]; ok {
-			if err := b.restoreInto(e.table, string(name), g, payload); err != nil {
+		if state, ok := isSchemaEntry(string(name)); ok {
+			schemas[state] = payload
+			continue
+		}
+		entries = append(entries, stateEntry{name, payload})
+	}
+	if len(rest) != 0 {
+		return fmt.Errorf("%w: %d bytes after the last state of key group %d", ErrCorruptSnapshot, len(rest), kg)
+	}
+	for _, en := range entries {
+		name, schema := string(en.name), schemas[string(en.name)]
+		if e, ok := b.states[name]; ok {
+			if err := b.restoreInto(e.table, name, g, en.payload, schema); err != nil {
 				return err
 			}
 			continue
@@ -94,23 +112,42 @@ func (b *KeyedBackend[K]) RestoreKeyGroup(kg int, section []byte) error {
 		if b.pending == nil {
 			b.pending = make(map[string][][]byte)
 		}
-		groups := b.pending[string(name)]
+		groups := b.pending[name]
 		if groups == nil {
 			groups = make([][]byte, b.numGroups())
-			b.pending[string(name)] = groups
+			b.pending[name] = groups
 		}
-		groups[g] = slices.Clone(payload)
-	}
-	if len(rest) != 0 {
-		return fmt.Errorf("%w: %d bytes after the last state of key group %d", ErrCorruptSnapshot, len(rest), kg)
+		groups[g] = slices.Clone(en.payload)
+		if schema != nil {
+			if prev, ok := b.pendingSchemas[name]; ok && string(prev) != string(schema) {
+				return fmt.Errorf("%w: state %q restored with two schemas", ErrCorruptSnapshot, name)
+			}
+			if b.pendingSchemas == nil {
+				b.pendingSchemas = map[string][]byte{}
+			}
+			b.pendingSchemas[name] = slices.Clone(schema)
+		}
 	}
 	return nil
 }
 
-func (b *KeyedBackend[K]) restoreInto(t registered[K], name string, g int, payload []byte) error {
+// restoreInto restores a payload written under schema (nil for a section
+// of format 1) into table t of state name.
+func (b *KeyedBackend[K]) restoreInto(t registered[K], name string, g int, payload, schema []byte) error {
 	kc, err := codec.For[K]()
 	if err != nil {
 		return fmt.Errorf("state: restore keys: %w", err)
+	}
+	if schema != nil {
+		x, err := b.transcoder(name, t, schema)
+		if err != nil {
+			return err
+		}
+		if x != nil {
+			if payload, err = transcodePayload(payload, kc, x); err != nil {
+				return fmt.Errorf("state: restore %q in key group %d: %w", name, g+b.start, err)
+			}
+		}
 	}
 	if err := t.restoreGroup(g, payload, kc); err != nil {
 		return fmt.Errorf("state: restore %q in key group %d: %w", name, g+b.start, err)
@@ -124,10 +161,12 @@ func (b *KeyedBackend[K]) adoptPending(name string, t registered[K]) error {
 	if !ok {
 		return nil
 	}
+	schema := b.pendingSchemas[name]
 	delete(b.pending, name)
+	delete(b.pendingSchemas, name)
 	for g, payload := range groups {
 		if len(payload) > 0 {
-			if err := b.restoreInto(t, name, g, payload); err != nil {
+			if err := b.restoreInto(t, name, g, payload, schema); err != nil {
 				return err
 			}
 		}

@@ -2,6 +2,7 @@ package state
 
 import (
 	"iter"
+	"reflect"
 
 	"github.com/weir-engine/weir/internal/codec"
 )
@@ -38,6 +39,8 @@ type registered[K comparable] interface {
 	// restoreGroup adds the entries of a payload to local key group g.
 	restoreGroup(g int, payload []byte, kc codec.Codec[K]) error
 	numEntries() int
+	// valueType is S, the type whose schema snapshots record.
+	valueType() reflect.Type
 	contains(g int, k K) bool
 	// remove deletes the entry of k in local key group g.
 	remove(g int, k K)

@@ -3,6 +3,7 @@ package state
 import (
 	"fmt"
 	"iter"
+	"reflect"
 	"time"
 
 	"github.com/weir-engine/weir/internal/codec"
@@ -204,6 +205,7 @@ func (t *ttlTable[K, S]) restoreGroup(g int, payload []byte, kc codec.Codec[K]) 
 	return t.inner.restoreGroup(g, payload, kc)
 }
 
+func (t *ttlTable[K, S]) valueType() reflect.Type       { return t.inner.valueType() }
 func (t *ttlTable[K, S]) numEntries() int               { return t.inner.numEntries() }
 func (t *ttlTable[K, S]) contains(g int, k K) bool      { return t.inner.contains(g, k) }
 func (t *ttlTable[K, S]) appendKeys(g int, dst []K) []K { return t.inner.appendKeys(g, dst) }

@@ -49,6 +49,7 @@ func TestBackendMatchesModel(t *testing.T) {
 }
 
 func checkBackendMatchesModel(t *testing.T, kind string) {
+	base := t.TempDir() // holds every capture of every rapid run
 	rapid.Check(t, func(t *rapid.T) {
 		start := rapid.IntRange(0, 5).Draw(t, "start")
 		end := start + rapid.IntRange(0, 3).Draw(t, "width")
@@ -171,7 +172,7 @@ func checkBackendMatchesModel(t *testing.T, kind string) {
 				if len(captures) >= 3 {
 					return
 				}
-				c, err := b.Capture(captureDir(t))
+				c, err := b.Capture(captureDir(t, base))
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -320,8 +321,8 @@ func (m *stateModel) clone() stateModel {
 	return c
 }
 
-func captureDir(t *rapid.T) string {
-	dir, err := os.MkdirTemp("", "weir-capture-test-")
+func captureDir(t *rapid.T, base string) string {
+	dir, err := os.MkdirTemp(base, "capture-")
 	if err != nil {
 		t.Fatal(err)
 	}

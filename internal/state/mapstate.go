@@ -7,6 +7,16 @@ import "iter"
 type MapState[K comparable, UK comparable, UV any] struct {
 	b *KeyedBackend[K]
 	t table[K, map[UK]UV]
+	// heap is t when it is a plain heap table, for the hot paths: there
+	// the inner map is changed in place, so a write costs one lookup
+	// (which also does the copy-on-write) and no store.
+	heap *heapTable[K, map[UK]UV]
+}
+
+func newMapState[K comparable, UK comparable, UV any](b *KeyedBackend[K], t table[K, map[UK]UV]) *MapState[K, UK, UV] {
+	s := &MapState[K, UK, UV]{b: b, t: t}
+	s.heap, _ = t.(*heapTable[K, map[UK]UV])
+	return s
 }
 
 // entries returns the current key's map, or nil.
@@ -14,6 +24,9 @@ func (s *MapState[K, UK, UV]) entries() map[UK]UV {
 	g := s.b.current()
 	if g < 0 {
 		return nil
+	}
+	if s.heap != nil {
+		return s.heap.groups[g][s.b.key]
 	}
 	m, _ := s.t.lookup(g, s.b.key)
 	return m
@@ -35,6 +48,14 @@ func (s *MapState[K, UK, UV]) Contains(uk UK) bool {
 func (s *MapState[K, UK, UV]) Put(uk UK, uv UV) {
 	g := s.b.current()
 	if g < 0 {
+		return
+	}
+	if s.heap != nil {
+		if m, _ := s.heap.lookupForWrite(g, s.b.key); m != nil {
+			m[uk] = uv
+			return
+		}
+		s.heap.store(g, s.b.key, map[UK]UV{uk: uv})
 		return
 	}
 	m, _ := s.t.lookupForWrite(g, s.b.key)
@@ -60,11 +81,12 @@ func (s *MapState[K, UK, UV]) Remove(uk UK) {
 		return
 	}
 	delete(m, uk)
-	if len(m) == 0 {
+	switch {
+	case len(m) == 0:
 		s.t.remove(g, s.b.key)
-		return
+	case s.heap == nil:
+		s.t.store(g, s.b.key, m)
 	}
-	s.t.store(g, s.b.key, m)
 }
 
 // IsEmpty reports whether the current key maps nothing.

@@ -53,7 +53,7 @@ func List[K comparable, V any](b *KeyedBackend[K], name string, opts ...Option) 
 // which maps each key to a map from UK to UV.
 func Map[K comparable, UK comparable, UV any](b *KeyedBackend[K], name string, opts ...Option) (*MapState[K, UK, UV], error) {
 	return register(b, name, opts, func() (*MapState[K, UK, UV], registered[K]) {
-		s := &MapState[K, UK, UV]{b: b, t: tableOf(b, name, maps.Clone[map[UK]UV], opts)}
+		s := newMapState(b, tableOf(b, name, maps.Clone[map[UK]UV], opts))
 		return s, s.t
 	})
 }

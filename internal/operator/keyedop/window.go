@@ -78,10 +78,13 @@ func ValidateWindow[K comparable, T, A, O any, W WindowType](spec WindowSpec[K, 
 
 // NewWindow returns the window operator of fns, emitting to out.
 func NewWindow[K comparable, T, A, O any, W WindowType](spec WindowSpec[K, T, W], fns WindowFuncs[K, T, A, O, W], out op.Output[O]) any {
-	if spec.Trigger == nil {
-		spec.Trigger = DefaultTrigger[T, W](spec.Assigner)
+	w := &windowOp[K, T, A, O, W]{fns: fns, spec: spec, trigger: spec.Trigger, out: out, eventTime: spec.Assigner.EventTime()}
+	if w.trigger == nil {
+		w.trigger = DefaultTrigger[T, W](spec.Assigner)
+		_, isDefault := w.trigger.(EventTimeTrigger[T, W])
+		w.triggerCleans = isDefault && spec.AllowedLateness == 0
 	}
-	w := &windowOp[K, T, A, O, W]{fns: fns, spec: spec, trigger: spec.Trigger, out: out}
+	w.spec.Trigger = w.trigger
 	w.SetHash(spec.Hash)
 	return w
 }
@@ -104,6 +107,12 @@ type windowOp[K comparable, T, A, O any, W WindowType] struct {
 	scratch  []W
 	tctx     TriggerContext[W]
 	wctx     WindowContext[K, O, W]
+	// eventTime caches spec.Assigner.EventTime(), asked per element.
+	eventTime bool
+	// triggerCleans is set when the trigger's own timer at the window's
+	// end is also the cleanup time (the default event-time trigger without
+	// allowed lateness), so no separate cleanup timer is kept.
+	triggerCleans bool
 }
 
 func (w *windowOp[K, T, A, O, W]) Open(ctx *op.Context) error {
@@ -152,7 +161,7 @@ func (w *windowOp[K, T, A, O, W]) ProcessElement(ts int64, v T) error {
 	switch {
 	case a.Processing:
 		at = w.Context().ProcessingTime()
-	case a.EventTime() && ts == op.NoTimestamp:
+	case w.eventTime && ts == op.NoTimestamp:
 		return errors.New("element has no event timestamp: assign timestamps and watermarks before event-time windows")
 	}
 	k := w.spec.Key(v)
@@ -242,7 +251,7 @@ func (w *windowOp[K, T, A, O, W]) onTimer(t timer.Timer[K, W], domain keyed.Time
 			}
 		}
 	}
-	if (domain == keyed.EventTime) == w.spec.Assigner.EventTime() && t.Timestamp == w.cleanupTime(win) {
+	if (domain == keyed.EventTime) == w.eventTime && t.Timestamp == w.cleanupTime(win) {
 		return w.clearAll(win)
 	}
 	return nil
@@ -310,7 +319,7 @@ func (w *windowOp[K, T, A, O, W]) cleanupTime(win W) int64 {
 	if Window(win).End == math.MaxInt64 {
 		return math.MaxInt64
 	}
-	if !w.spec.Assigner.EventTime() {
+	if !w.eventTime {
 		return end
 	}
 	if t := end + w.spec.AllowedLateness; t >= end {
@@ -320,10 +329,13 @@ func (w *windowOp[K, T, A, O, W]) cleanupTime(win W) int64 {
 }
 
 func (w *windowOp[K, T, A, O, W]) registerCleanup(win W) {
+	if w.triggerCleans {
+		return
+	}
 	t := w.cleanupTime(win)
 	switch {
 	case t == math.MaxInt64:
-	case w.spec.Assigner.EventTime():
+	case w.eventTime:
 		w.registerEventTimer(win, t)
 	default:
 		w.registerProcessingTimer(win, t)
@@ -331,10 +343,13 @@ func (w *windowOp[K, T, A, O, W]) registerCleanup(win W) {
 }
 
 func (w *windowOp[K, T, A, O, W]) deleteCleanup(win W) {
+	if w.triggerCleans {
+		return
+	}
 	t := w.cleanupTime(win)
 	switch {
 	case t == math.MaxInt64:
-	case w.spec.Assigner.EventTime():
+	case w.eventTime:
 		w.deleteEventTimer(win, t)
 	default:
 		w.deleteProcessingTimer(win, t)
@@ -343,13 +358,13 @@ func (w *windowOp[K, T, A, O, W]) deleteCleanup(win W) {
 
 // isWindowLate says an event-time window is past the allowed lateness.
 func (w *windowOp[K, T, A, O, W]) isWindowLate(win W) bool {
-	return w.spec.Assigner.EventTime() && w.cleanupTime(win) <= w.watermark()
+	return w.eventTime && w.cleanupTime(win) <= w.watermark()
 }
 
 // isElementLate says an element of event time ts is past the allowed
 // lateness.
 func (w *windowOp[K, T, A, O, W]) isElementLate(ts int64) bool {
-	return w.spec.Assigner.EventTime() && ts+w.spec.AllowedLateness <= w.watermark()
+	return w.eventTime && ts+w.spec.AllowedLateness <= w.watermark()
 }
 
 func (w *windowOp[K, T, A, O, W]) ProcessWatermark(wm int64) error {

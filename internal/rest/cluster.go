@@ -19,8 +19,15 @@ func (s *Server) dashboardConfig(*http.Request) (int, any, error) {
 	return http.StatusOK, api.DashboardConfiguration{
 		RefreshInterval: 3000, TimezoneName: zone, TimezoneOffset: int64(offset) * 1000,
 		FlinkVersion: "weir", FlinkRevision: s.commit,
-		Features: api.DashboardFeatures{WebCancel: true},
+		Features: api.DashboardFeatures{WebSubmit: s.submits(), WebCancel: true},
 	}, nil
+}
+
+// submits says whether the Dispatcher accepts jobs (POST /jobs): the
+// dashboard then shows its submit form.
+func (s *Server) submits() bool {
+	_, ok := s.d.(Submitter)
+	return ok
 }
 
 // jobManagerConfig is GET /jobmanager/config: the options of the REST

@@ -27,6 +27,7 @@
 //	GET   /jobmanager/config                  [{"key","value"}]
 //	GET   /taskmanagers[/:taskmanagerid]      the TaskManagers (of a TaskManagerLister) and their slots
 //	GET   /metrics                            Prometheus text format, Flink's metric names (metrics.go)
+//	GET   /                                   the web dashboard (internal/dashboard), its assets under /web/
 //	POST  /jobs/:jobid/savepoints             {"target-directory","cancel-job"} -> 202 {"request-id"}
 //	POST  /jobs/:jobid/stop                   {"targetDirectory","drain"} -> 202 {"request-id"}
 //	GET   /jobs/:jobid/savepoints/:triggerid  {"status":{"id"},"operation":{"location"|"failure-cause"}}

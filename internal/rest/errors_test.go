@@ -19,7 +19,7 @@ func TestErrors(t *testing.T) {
 		want               string
 	}{
 		// Unknown paths.
-		{"GET", "/", "", 404, "not found: /"},
+		{"POST", "/", "", 404, "not found: /"}, // GET / is the dashboard
 		{"GET", "/nosuch", "", 404, "not found: /nosuch"},
 		{"GET", "/jobs/" + runningID + "/nosuch", "", 404, "not found"},
 		{"GET", "/jobs/", "", 404, "not found"},

@@ -50,6 +50,7 @@ func (s *Server) routes() http.Handler {
 		mux.Handle(pattern, s.dispatch(m))
 	}
 	mux.Handle("GET /metrics", s.metricsHandler())
+	mountDashboard(mux)
 	mux.Handle("/", s.dispatch(nil))
 	v1 := http.StripPrefix("/v1", mux)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -78,3 +78,8 @@ func (j clusterJob) Wait() error {
 	_, err := j.JobClient.Wait()
 	return err
 }
+
+// RESTInfo implements cluster.RESTDescriber: a job of the JobManager is
+// described as one of `weir run --rest-addr` is, with its graph's edges,
+// subtasks and checkpoint configuration.
+func (j clusterJob) RESTInfo() rest.JobInfo { return jobInfo(j.JobClient, j.job.Status()) }

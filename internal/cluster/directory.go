@@ -62,8 +62,18 @@ func (d *Directory) Job(id string) (rest.JobInfo, error) {
 	return JobInfo(j), nil
 }
 
+// RESTDescriber is implemented by a Job that describes itself for the
+// REST API in full (its graph's edges, subtasks, checkpoint
+// configuration, exceptions); JobInfo then uses its description.
+type RESTDescriber interface {
+	RESTInfo() rest.JobInfo
+}
+
 // JobInfo describes j for the REST API.
 func JobInfo(j Job) rest.JobInfo {
+	if d, ok := j.(RESTDescriber); ok {
+		return d.RESTInfo()
+	}
 	s := j.Status()
 	info := rest.JobInfo{ID: j.JobID(), Name: j.Name(), State: string(s.State), Start: j.StartTime(), End: j.EndTime(),
 		Checkpoints: s.Checkpoints}

@@ -58,9 +58,10 @@ type Dispatcher struct {
 }
 
 var (
-	_ rest.Dispatcher      = (*Dispatcher)(nil)
-	_ rest.Submitter       = (*Dispatcher)(nil)
-	_ rest.ClusterReporter = (*Dispatcher)(nil)
+	_ rest.Dispatcher        = (*Dispatcher)(nil)
+	_ rest.Submitter         = (*Dispatcher)(nil)
+	_ rest.ClusterReporter   = (*Dispatcher)(nil)
+	_ rest.TaskManagerLister = (*Dispatcher)(nil)
 )
 
 func newDispatcher(jobs Jobs, c *minicluster.Cluster, r runner.Runner, defaults api.EngineOptions, log *slog.Logger) *Dispatcher {
@@ -109,4 +110,16 @@ func (d *Dispatcher) Cluster() rest.ClusterInfo {
 		info.SlotsAvailable += tm.Free
 	}
 	return info
+}
+
+// TaskManagers implements rest.TaskManagerLister: the registered
+// TaskManagers and their free slots, for GET /taskmanagers and the
+// dashboard.
+func (d *Dispatcher) TaskManagers() []rest.TaskManagerInfo {
+	tms := d.cluster.TaskManagers()
+	out := make([]rest.TaskManagerInfo, 0, len(tms))
+	for _, tm := range tms {
+		out = append(out, rest.TaskManagerInfo{ID: tm.ID, Slots: tm.Slots, Free: tm.Free, NetworkMemory: tm.Network.Memory})
+	}
+	return out
 }

@@ -4,7 +4,7 @@
 import { s } from "./dom.js";
 import * as f from "./format.js";
 import { layout } from "./layout.js";
-const size = { nodeWidth: 250, nodeHeight: 132, gapX: 90, gapY: 36 };
+const size = { nodeWidth: 250, nodeHeight: 140, gapX: 90, gapY: 36 };
 const pad = 12;
 /** clip shortens a name to fit a box, with an ellipsis. */
 function clip(name, max) {

@@ -58,17 +58,29 @@ async function graphTab(job, box) {
     }
     box.replaceChildren(h("div", { class: "graph" }, render(vertices, edges)), vertexTable(vertices, job.vertices));
 }
+/** showFailure shows the root exception of a job that failed or is failing, as the REST API words it. */
+async function showFailure(job, box) {
+    if (!["FAILED", "FAILING", "RESTARTING"].includes(job.state)) {
+        box.hidden = true;
+        return;
+    }
+    const ex = await get(`/jobs/${job.jid}/exceptions`);
+    const cause = ex["root-exception"] ?? ex.exceptionHistory?.entries[0]?.stacktrace;
+    box.hidden = !cause;
+    replace(box, cause ?? "");
+}
 /** jobPage is the page of job jobId, on tab (default overview). */
 export function jobPage(jobId, tab) {
     if (!tabNames.some(([t]) => t === tab))
         tab = "overview";
     const header = h("div", { class: "job-header" });
+    const failure = h("div", { id: "job-failure", class: "result error", hidden: true });
     const actions = jobActions(jobId);
     const nav = h("nav", { class: "tabs" }, ...tabNames.map(([t, label]) => h("a", { href: `#/job/${jobId}/${t}`, class: t === tab ? "active" : undefined, id: `tab-${t}` }, label)));
     const content = h("div", { id: `job-${tab}`, class: "tab" });
     const formBox = h("div", { id: "resource-requirements" });
     const loaded = { done: false };
-    const el = h("section", { id: "job" }, header, actions.el, nav, content);
+    const el = h("section", { id: "job" }, header, failure, actions.el, nav, content);
     if (tab === "scheduler")
         el.append(formBox);
     return {
@@ -78,6 +90,7 @@ export function jobPage(jobId, tab) {
             actions.setRunning(!isTerminal(job.state));
             replace(header, h("h1", {}, job.name, " ", h("span", { id: "job-state", class: f.stateClass(job.state) }, job.state)), h("div", { class: "meta" }, "Job ", h("code", { id: "job-id" }, job.jid), ` · ${job["job-type"] ?? ""} · started ${f.time(job["start-time"])} · ` +
                 `${isTerminal(job.state) ? "ran" : "running for"} ${f.duration(job.duration)}`));
+            await showFailure(job, failure);
             switch (tab) {
                 case "overview":
                     return graphTab(job, content);

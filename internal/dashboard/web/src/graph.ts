@@ -30,7 +30,7 @@ export interface GraphEdge {
   shipStrategy: string;
 }
 
-const size = { nodeWidth: 250, nodeHeight: 132, gapX: 90, gapY: 36 };
+const size = { nodeWidth: 250, nodeHeight: 140, gapX: 90, gapY: 36 };
 const pad = 12;
 
 /** clip shortens a name to fit a box, with an ellipsis. */

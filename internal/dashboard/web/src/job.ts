@@ -8,7 +8,7 @@ import { jobActions } from "./actions.js";
 import { isTerminal } from "./cluster.js";
 import { render, type GraphEdge, type GraphVertex } from "./graph.js";
 import * as tabs from "./jobtabs.js";
-import type { AggregatedMetric, BackPressure, JobDetails, JobPlan, Metric, VertexDetails } from "./api.js";
+import type { AggregatedMetric, BackPressure, JobDetails, JobExceptions, JobPlan, Metric, VertexDetails } from "./api.js";
 import type { View } from "./view.js";
 
 const tabNames: [string, string][] = [["overview", "Overview"], ["checkpoints", "Checkpoints"], ["exceptions", "Exceptions"],
@@ -66,17 +66,30 @@ async function graphTab(job: JobDetails, box: HTMLElement): Promise<void> {
   box.replaceChildren(h("div", { class: "graph" }, render(vertices, edges)), vertexTable(vertices, job.vertices));
 }
 
+/** showFailure shows the root exception of a job that failed or is failing, as the REST API words it. */
+async function showFailure(job: JobDetails, box: HTMLElement): Promise<void> {
+  if (!["FAILED", "FAILING", "RESTARTING"].includes(job.state)) {
+    box.hidden = true;
+    return;
+  }
+  const ex = await get<JobExceptions>(`/jobs/${job.jid}/exceptions`);
+  const cause = ex["root-exception"] ?? ex.exceptionHistory?.entries[0]?.stacktrace;
+  box.hidden = !cause;
+  replace(box, cause ?? "");
+}
+
 /** jobPage is the page of job jobId, on tab (default overview). */
 export function jobPage(jobId: string, tab: string): View {
   if (!tabNames.some(([t]) => t === tab)) tab = "overview";
   const header = h("div", { class: "job-header" });
+  const failure = h("div", { id: "job-failure", class: "result error", hidden: true });
   const actions = jobActions(jobId);
   const nav = h("nav", { class: "tabs" }, ...tabNames.map(([t, label]) =>
     h("a", { href: `#/job/${jobId}/${t}`, class: t === tab ? "active" : undefined, id: `tab-${t}` }, label)));
   const content = h("div", { id: `job-${tab}`, class: "tab" });
   const formBox = h("div", { id: "resource-requirements" });
   const loaded = { done: false };
-  const el = h("section", { id: "job" }, header, actions.el, nav, content);
+  const el = h("section", { id: "job" }, header, failure, actions.el, nav, content);
   if (tab === "scheduler") el.append(formBox);
   return {
     el,
@@ -87,6 +100,7 @@ export function jobPage(jobId: string, tab: string): View {
         h("h1", {}, job.name, " ", h("span", { id: "job-state", class: f.stateClass(job.state) }, job.state)),
         h("div", { class: "meta" }, "Job ", h("code", { id: "job-id" }, job.jid), ` · ${job["job-type"] ?? ""} · started ${f.time(job["start-time"])} · ` +
           `${isTerminal(job.state) ? "ran" : "running for"} ${f.duration(job.duration)}`));
+      await showFailure(job, failure);
       switch (tab) {
         case "overview":
           return graphTab(job, content);

@@ -5,6 +5,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/postgres.sh install # PostgreSQL for the connector tests, when missing
+./scripts/chromium.sh install # headless Chromium for the dashboard's browser tests, when missing
+# The browser tests skip without Chromium only when this is unset: here
+# they must run.
+export WEIR_REQUIRE_CHROMIUM=1
 
 echo "== gofmt"
 unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))

@@ -5,7 +5,9 @@ import { h, replace } from "./dom.js";
 import { ApiError, messageOf, send, get } from "./http.js";
 /** showResult writes an outcome into box: ok or an error, with a message. */
 export function showResult(box, ok, message) {
-    box.className = "result " + (ok ? "ok" : "error");
+    box.classList.add("result");
+    box.classList.toggle("ok", ok);
+    box.classList.toggle("error", !ok);
     box.hidden = false;
     replace(box, message);
 }
@@ -97,6 +99,7 @@ export function submitForm() {
     const form = h("form", { id: "submit-form", class: "grid" }, h("label", {}, "Job ", job), h("label", {}, "Arguments ", args), h("label", {}, "Parallelism ", parallelism), h("label", {}, "Checkpoint interval ", interval), h("label", {}, "From savepoint ", from), h("button", { type: "submit" }, "Submit"), result);
     form.addEventListener("submit", async (ev) => {
         ev.preventDefault();
+        result.hidden = true;
         const body = { job: job.value.trim(), args: args.value.trim() === "" ? undefined : args.value.trim().split(/\s+/), options: {} };
         // The number goes to the API as typed: the API, not the page, says
         // what it accepts.

@@ -8,7 +8,9 @@ import type { JobSubmission, OperationResult, ResourceRequirements, TriggerRespo
 
 /** showResult writes an outcome into box: ok or an error, with a message. */
 export function showResult(box: HTMLElement, ok: boolean, message: string): void {
-  box.className = "result " + (ok ? "ok" : "error");
+  box.classList.add("result");
+  box.classList.toggle("ok", ok);
+  box.classList.toggle("error", !ok);
   box.hidden = false;
   replace(box, message);
 }
@@ -106,6 +108,7 @@ export function submitForm(): HTMLElement {
     h("button", { type: "submit" }, "Submit"), result);
   form.addEventListener("submit", async (ev) => {
     ev.preventDefault();
+    result.hidden = true;
     const body: JobSubmission = { job: job.value.trim(), args: args.value.trim() === "" ? undefined : args.value.trim().split(/\s+/), options: {} };
     // The number goes to the API as typed: the API, not the page, says
     // what it accepts.

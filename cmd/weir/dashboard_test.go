@@ -113,6 +113,7 @@ func TestDashboard(t *testing.T) {
 		t.Errorf("the savepoint the page shows: %v", err)
 	}
 	b.await("the job finished", `document.querySelector("#job-state")?.textContent === "FINISHED"`)
+	b.await("the buttons of a running job off", `document.querySelector("#stop-job").disabled && document.querySelector("#cancel-job").disabled`)
 	if text := b.eval(`document.querySelector("#savepoint-result").textContent`); text != "Stop with savepoint completed: "+loc {
 		t.Errorf("the page says %q", text)
 	}

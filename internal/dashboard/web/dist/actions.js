@@ -33,6 +33,7 @@ export async function awaitSavepoint(jobId, requestId) {
  * or without drain) and shows the savepoint's path.
  */
 export function jobActions(jobId) {
+    let running = true;
     const cancelResult = h("div", { id: "cancel-result", class: "result", hidden: true });
     const confirm = h("button", { id: "cancel-confirm", type: "button", class: "danger", hidden: true }, "Really cancel the job");
     const cancel = h("button", { id: "cancel-job", type: "button", class: "danger" }, "Cancel job");
@@ -69,7 +70,7 @@ export function jobActions(jobId) {
             showResult(result, false, `${what} failed: ${messageOf(e)}`);
         }
         finally {
-            trigger.disabled = stop.disabled = false;
+            trigger.disabled = stop.disabled = !running;
         }
     }
     form.addEventListener("submit", (ev) => {
@@ -82,7 +83,8 @@ export function jobActions(jobId) {
     const el = h("div", { class: "actions" }, h("div", {}, cancel, confirm, cancelResult), form, result);
     return {
         el,
-        setRunning(running) {
+        setRunning(r) {
+            running = r;
             for (const b of [cancel, confirm, trigger, stop])
                 b.disabled = !running;
         },

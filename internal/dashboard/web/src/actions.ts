@@ -38,6 +38,7 @@ export async function awaitSavepoint(jobId: string, requestId: string): Promise<
  * or without drain) and shows the savepoint's path.
  */
 export function jobActions(jobId: string): { el: HTMLElement; setRunning(running: boolean): void } {
+  let running = true;
   const cancelResult = h("div", { id: "cancel-result", class: "result", hidden: true });
   const confirm = h("button", { id: "cancel-confirm", type: "button", class: "danger", hidden: true }, "Really cancel the job");
   const cancel = h("button", { id: "cancel-job", type: "button", class: "danger" }, "Cancel job");
@@ -74,7 +75,7 @@ export function jobActions(jobId: string): { el: HTMLElement; setRunning(running
     } catch (e) {
       showResult(result, false, `${what} failed: ${messageOf(e)}`);
     } finally {
-      trigger.disabled = stop.disabled = false;
+      trigger.disabled = stop.disabled = !running;
     }
   }
   form.addEventListener("submit", (ev) => {
@@ -88,7 +89,8 @@ export function jobActions(jobId: string): { el: HTMLElement; setRunning(running
   const el = h("div", { class: "actions" }, h("div", {}, cancel, confirm, cancelResult), form, result);
   return {
     el,
-    setRunning(running: boolean) {
+    setRunning(r: boolean) {
+      running = r;
       for (const b of [cancel, confirm, trigger, stop]) b.disabled = !running;
     },
   };

@@ -161,7 +161,7 @@ func postJSON(t *testing.T, url string, body any) (int, string) {
 func TestDashboardFormErrors(t *testing.T) {
 	b := newBrowser(t)
 	c := startCluster(t, t.TempDir())
-	c.startTaskManager(t, "1")
+	c.startTaskManager(t, "2")
 	base := "http://" + c.rest
 	input, err := filepath.Abs(sample)
 	if err != nil {
@@ -187,7 +187,7 @@ func TestDashboardFormErrors(t *testing.T) {
 	b.screenshot("dashboard-form-error")
 
 	missing := filepath.Join(t.TempDir(), "no-such-savepoint")
-	fill("1", missing)
+	fill("2", missing)
 	id := b.await("the new job's page", `location.hash.startsWith("#/job/") && location.hash.slice(6)`)
 	got = b.await("the job's failure", `(e => e && !e.hidden && e.textContent)(document.querySelector("#job-failure"))`)
 	var ex api.JobExceptions
@@ -195,7 +195,33 @@ func TestDashboardFormErrors(t *testing.T) {
 	if ex.RootException == nil || got != *ex.RootException || !strings.Contains(got, missing) {
 		t.Errorf("the page says %q; GET /jobs/%s/exceptions: %v", got, id, fmt.Sprint(ex.RootException))
 	}
+	// wordcount's graph, three vertices in a row: no box overlaps
+	// another, and every edge runs from left to right.
+	b.await("wordcount's graph", `document.querySelectorAll("#job-graph g.vertex").length === 3 && document.querySelectorAll("#job-graph g.edge").length === 2`)
+	if bad := b.eval(graphProblems); bad != "" {
+		t.Errorf("the graph's layout: %s", bad)
+	}
+	b.open(base + "/?refresh=200#/job/" + id + "/exceptions")
+	got = b.await("the exceptions tab", `document.querySelector("#root-exception")?.textContent`)
+	if got != *ex.RootException {
+		t.Errorf("the exceptions tab says %q, want %q", got, *ex.RootException)
+	}
+	b.screenshot("dashboard-exceptions")
 }
+
+// graphProblems is a script that returns what is wrong with the drawn
+// job graph's layout: overlapping boxes, edges that run right to left.
+const graphProblems = `(() => {
+	const boxes = [...document.querySelectorAll("#job-graph g.vertex")].map(g => [g.dataset.vertexId, g.querySelector("rect").getBoundingClientRect()]);
+	const at = Object.fromEntries(boxes);
+	const out = [];
+	for (const [i, [a, ra]] of boxes.entries())
+		for (const [b, rb] of boxes.slice(i + 1))
+			if (ra.left < rb.right && rb.left < ra.right && ra.top < rb.bottom && rb.top < ra.bottom) out.push(a + " overlaps " + b);
+	for (const e of document.querySelectorAll("#job-graph g.edge"))
+		if (!(at[e.dataset.from].right <= at[e.dataset.to].left)) out.push("edge " + e.dataset.from + " -> " + e.dataset.to + " runs backwards");
+	return out.join("; ");
+})()`
 
 // TestDashboardEmbedded: `weir run --rest-addr` serves the dashboard too,
 // which lists its one job.

@@ -2,7 +2,7 @@
 // the running jobs, the submit form) and the TaskManagers.
 import { h, replace, row, table } from "./dom.js";
 import * as f from "./format.js";
-import { get } from "./http.js";
+import { get, optional } from "./http.js";
 import { submitForm } from "./actions.js";
 function card(id, label, value) {
     return h("div", { class: "card" }, h("div", { class: "value", id }, value), h("div", { class: "label" }, label));
@@ -45,15 +45,17 @@ export function jobList() {
         },
     };
 }
-/** taskManagers is the page of the TaskManagers and their slots. */
+/** taskManagers is the page of the TaskManagers and their slots, and of the cached data sets where the server has them. */
 export function taskManagers() {
     const el = h("section", { id: "taskmanagers-page" });
     return {
         el,
         async refresh() {
-            const tms = (await get("/taskmanagers")).taskmanagers;
+            const [list, sets] = await Promise.all([get("/taskmanagers"), optional("/datasets")]);
+            const tms = list.taskmanagers;
             const rows = tms.map((tm) => row({ "data-taskmanager-id": tm.id }, h("code", {}, tm.id), tm.path, f.num(tm.slotsNumber), f.num(tm.freeSlots), f.num(tm.slotsNumber - tm.freeSlots), f.duration(tm.timeSinceLastHeartbeat), f.bytes(tm.totalResource?.networkMemory !== undefined ? tm.totalResource.networkMemory * 1024 * 1024 : undefined), f.num(tm.hardware?.cpuCores)));
-            replace(el, h("h1", {}, "TaskManagers"), table("taskmanagers", ["Id", "Address", "Slots", "Free", "Used", "Last heartbeat", "Network memory", "CPU cores"], rows, "no TaskManager"));
+            replace(el, h("h1", {}, "TaskManagers"), table("taskmanagers", ["Id", "Address", "Slots", "Free", "Used", "Last heartbeat", "Network memory", "CPU cores"], rows, "no TaskManager"), h("h2", {}, "Cached data sets"), sets === undefined ? h("p", {}, "This server does not serve GET /datasets.") :
+                table("datasets", ["Id", "Complete"], sets.dataSets.map((d) => row({ "data-dataset-id": d.id }, h("code", {}, d.id), d.isComplete ? "yes" : "no")), "no cached data set"));
         },
     };
 }

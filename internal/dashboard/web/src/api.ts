@@ -217,3 +217,8 @@ export interface JobSubmission {
     fromSavepoint?: string;
   };
 }
+
+/** Flink's ClusterDataSetListResponseBody (GET /datasets): the cached intermediate results. */
+export interface DataSets {
+  dataSets: { id: string; isComplete: boolean }[];
+}

@@ -15,6 +15,9 @@ type objectStore interface {
 	put(ctx context.Context, key string, r io.Reader) error
 	// get opens key for reading.
 	get(ctx context.Context, key string) (io.ReadCloser, error)
+	// getRange opens n bytes of key from offset off; a shorter object
+	// yields fewer bytes.
+	getRange(ctx context.Context, key string, off, n int64) (io.ReadCloser, error)
 	// size returns the length of the object at key.
 	size(ctx context.Context, key string) (int64, error)
 	// list returns the names of the direct children of dir, files and

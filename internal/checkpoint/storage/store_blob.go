@@ -102,6 +102,14 @@ func (s *blobStore) get(ctx context.Context, key string) (io.ReadCloser, error) 
 	return r, nil
 }
 
+func (s *blobStore) getRange(ctx context.Context, key string, off, n int64) (io.ReadCloser, error) {
+	r, err := s.bucket.NewRangeReader(ctx, key, off, n, nil)
+	if err != nil {
+		return nil, s.wrap("open", key, err)
+	}
+	return r, nil
+}
+
 func (s *blobStore) size(ctx context.Context, key string) (int64, error) {
 	a, err := s.bucket.Attributes(ctx, key)
 	if err != nil {

@@ -12,6 +12,31 @@ import (
 // OpenShared opens a shared file of an incremental backend.
 type OpenShared func(ctx context.Context, f storage.SharedFile) (io.ReadCloser, error)
 
+// RangeReader returns n bytes of a state stream from offset off.
+type RangeReader func(h storage.StreamHandle, off, n int64) ([]byte, error)
+
+// DefaultReadParallelism is how many streams Load reads at once when
+// Sources.Parallelism is not set.
+const DefaultReadParallelism = 4
+
+// Sources is how Load reads a subtask's handles.
+type Sources struct {
+	// Read returns the bytes of a whole stream (channel state, and keyed
+	// streams when ReadRange is nil).
+	Read Reader
+	// ReadRange, when set, reads only the sections of the key groups the
+	// subtask owns out of each keyed stream: one contiguous range per
+	// stream, found by the handle's key-group offsets. Without it each
+	// keyed stream is read whole (once) and cut.
+	ReadRange RangeReader
+	// Open opens a shared file of an incremental backend; the backend
+	// calls it when it opens.
+	Open OpenShared
+	// Parallelism bounds how many keyed streams (of several old subtasks)
+	// are read at once; DefaultReadParallelism when zero or less.
+	Parallelism int
+}
+
 // Loaded is what a subtask's operators start from, read from its handles.
 type Loaded struct {
 	// Operators holds each operator's state by uid.
@@ -20,36 +45,29 @@ type Loaded struct {
 	ChannelState map[int][][]byte
 }
 
-// Load reads the state of one subtask from its handles: the sections of
-// the key groups it owns from every keyed stream (each stream read once),
-// the backends' own files as handles that open (the backend downloads
-// them), list entries, and channel state. It runs where the subtask runs.
+// Load reads the state of one subtask from its handles with read and
+// open: see LoadFrom, here with whole-stream reads.
 func Load(r *storage.TaskRestore, read Reader, open OpenShared) (*Loaded, error) {
+	return LoadFrom(r, Sources{Read: read, Open: open})
+}
+
+// LoadFrom reads the state of one subtask from its handles: the sections
+// of the key groups it owns from every keyed stream (with src.ReadRange
+// only those bytes, several streams at once), the backends' own files as
+// handles that open (the backend downloads them), list entries, and
+// channel state. It runs where the subtask runs.
+func LoadFrom(r *storage.TaskRestore, src Sources) (*Loaded, error) {
 	out := &Loaded{Operators: make(map[string]*op.Restored, len(r.Operators))}
-	streams := map[string][]byte{}
-	readOnce := func(h storage.StreamHandle) ([]byte, error) {
-		if h.IsInline() || h.IsEmpty() {
-			return read(h)
-		}
-		if b, ok := streams[h.Path]; ok {
-			return b, nil
-		}
-		b, err := read(h)
-		if err != nil {
-			return nil, err
-		}
-		streams[h.Path] = b
-		return b, nil
-	}
+	var reads keyedReads
 	for _, o := range r.Operators {
 		res := &op.Restored{CheckpointID: r.CheckpointID, KeyGroups: map[int][]byte{}}
 		for _, h := range o.Keyed {
-			if err := loadKeyed(res, o, h, readOnce); err != nil {
+			if err := reads.plan(res, o, h, src.ReadRange != nil); err != nil {
 				return nil, fmt.Errorf("restore uid %q: %w", o.UID, err)
 			}
 			if len(h.Shared) > 0 {
 				res.Native = append(res.Native, op.NativeKeyed{KeyGroupStart: h.KeyGroupStart, KeyGroupEnd: h.KeyGroupEnd,
-					Files: h.Shared, Open: open, Reusable: r.Reusable})
+					Files: h.Shared, Open: src.Open, Reusable: r.Reusable})
 			}
 		}
 		for _, l := range o.Lists {
@@ -57,11 +75,14 @@ func Load(r *storage.TaskRestore, read Reader, open OpenShared) (*Loaded, error)
 		}
 		out.Operators[o.UID] = res
 	}
+	if err := reads.run(src); err != nil {
+		return nil, err
+	}
 	for ch, h := range r.ChannelState {
 		if h.IsEmpty() {
 			continue
 		}
-		data, err := readOnce(h)
+		data, err := src.Read(h)
 		if err != nil {
 			return nil, fmt.Errorf("restore channel state %d: %w", ch, err)
 		}
@@ -75,32 +96,6 @@ func Load(r *storage.TaskRestore, read Reader, open OpenShared) (*Loaded, error)
 		out.ChannelState[ch] = bufs
 	}
 	return out, nil
-}
-
-// loadKeyed takes from h's stream the non-empty sections of the key groups
-// o owns, checking every offset against the stream.
-func loadKeyed(res *op.Restored, o storage.OperatorRestore, h storage.KeyedStateHandle, read Reader) error {
-	n := h.KeyGroupEnd - h.KeyGroupStart + 1
-	if n <= 0 || len(h.Offsets) != n {
-		return fmt.Errorf("%w: key groups [%d, %d] with %d offsets", ErrCorrupt, h.KeyGroupStart, h.KeyGroupEnd, len(h.Offsets))
-	}
-	data, err := read(h.Stream)
-	if err != nil {
-		return err
-	}
-	for i := 0; i < n; i++ {
-		start, end := h.Offsets[i], int64(len(data))
-		if i+1 < n {
-			end = h.Offsets[i+1]
-		}
-		if start < 0 || start > end || end > int64(len(data)) {
-			return fmt.Errorf("%w: key group %d at [%d, %d) of a %d-byte stream", ErrCorrupt, h.KeyGroupStart+i, start, end, len(data))
-		}
-		if kg := h.KeyGroupStart + i; start < end && kg >= o.KeyGroupStart && kg <= o.KeyGroupEnd {
-			res.KeyGroups[kg] = data[start:end]
-		}
-	}
-	return nil
 }
 
 // OpListMode maps a stored list mode to the operator's.

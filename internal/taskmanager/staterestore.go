@@ -39,24 +39,47 @@ func (tm *TaskManager) restorer(r *storage.TaskRestore, root string) task.Restor
 			if h.IsInline() {
 				return h.Inline, nil
 			}
-			rc, err := st.ReadState(ctx, r.Location, h)
-			if err != nil {
-				return nil, err
-			}
-			defer rc.Close()
-			b, err := io.ReadAll(rc)
-			if err != nil {
-				return nil, fmt.Errorf("read %s: %w", h.Path, err)
-			}
-			return b, nil
+			return readAll(h, 0, h.Size)(st.ReadState(ctx, r.Location, h))
+		}
+		readRange := func(h storage.StreamHandle, off, n int64) ([]byte, error) {
+			return readAll(h, off, n)(st.ReadStateRange(ctx, r.Location, h, off, n))
 		}
 		open := func(ctx context.Context, f storage.SharedFile) (io.ReadCloser, error) {
 			return st.ReadShared(ctx, r.Location, f)
 		}
-		l, err := restore.Load(r, read, open)
+		l, err := restore.LoadFrom(r, restore.Sources{Read: read, ReadRange: readRange, Open: open})
 		if err != nil {
 			return nil, nil, fail(err)
 		}
 		return l.Operators, l.ChannelState, nil
+	}
+}
+
+// readAll returns a function reading all of an opened stream, n bytes of
+// h from off, into one buffer of that size, and then to its end, where
+// the storage's reader checks what the handle records.
+func readAll(h storage.StreamHandle, off, n int64) func(rc io.ReadCloser, err error) ([]byte, error) {
+	return func(rc io.ReadCloser, err error) ([]byte, error) {
+		if err != nil {
+			return nil, err
+		}
+		defer rc.Close()
+		buf := make([]byte, n)
+		if _, err := io.ReadFull(rc, buf); err != nil {
+			return nil, fmt.Errorf("read %s at %d: %w", h.Path, off, err)
+		}
+		var one [1]byte
+		for {
+			m, err := rc.Read(one[:])
+			if m > 0 {
+				return nil, fmt.Errorf("read %s at %d: %w: more than the %d bytes its handle records", h.Path, off, storage.ErrCorrupt, n)
+			}
+			if err == io.EOF {
+				return buf, nil
+			}
+			if err != nil {
+				return nil, fmt.Errorf("read %s at %d: %w", h.Path, off, err)
+			}
+		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/weir-engine/weir/internal/checkpoint/storage"
 	"github.com/weir-engine/weir/internal/op"
@@ -55,33 +56,75 @@ func (b *keyedBase[K, N]) openBackend(ctx *op.Context) error {
 		if err := download(native[0], db); err != nil {
 			return err
 		}
-		if native[0].Reusable {
-			b.confirmed = map[string]storage.SharedFile{}
-			for _, f := range native[0].Files {
-				if strings.HasSuffix(f.Key, ".sst") && f.IsShared() {
-					b.confirmed[f.Key] = f
-				}
-			}
-		}
+		b.confirm(native[0])
 	}
-	if b.backend, err = state.OpenPebble[K](rg.Start, rg.End, db, ctx.Logger); err != nil {
+	if inPlace || len(native) == 0 {
+		b.backend, err = state.OpenPebble[K](rg.Start, rg.End, db, ctx.Logger)
 		return err
 	}
-	if inPlace {
-		return nil
-	}
-	// After a rescale each old subtask's database is downloaded and the
-	// key groups this subtask owns are copied out of it.
+	// After a rescale the old subtasks' databases are downloaded (several
+	// at once); the one overlapping this subtask's key groups most becomes
+	// its database, clipped to them, and the spans of the others are
+	// ingested as SST files (state.RestorePebble).
+	srcs := make([]state.PebbleSource, len(native))
 	for i, n := range native {
-		tmp := filepath.Join(work, fmt.Sprintf("restore-%d", i))
-		if err := download(n, tmp); err != nil {
-			return err
-		}
-		if err := b.backend.CopyFromPebble(tmp); err != nil {
-			return err
-		}
-		if err := os.RemoveAll(tmp); err != nil {
+		srcs[i] = state.PebbleSource{Dir: filepath.Join(work, fmt.Sprintf("restore-%d", i)), KeyGroupStart: n.KeyGroupStart, KeyGroupEnd: n.KeyGroupEnd}
+	}
+	err = forEachLimit(len(native), downloadParallelism, func(i int) error { return download(native[i], srcs[i].Dir) })
+	if err != nil {
+		return err
+	}
+	if b.backend, err = state.RestorePebble[K](rg.Start, rg.End, db, srcs, ctx.Logger); err != nil {
+		return err
+	}
+	if base := state.BasePebbleSource(rg.Start, rg.End, srcs); base >= 0 {
+		b.confirm(native[base])
+	}
+	for _, s := range srcs {
+		if err := os.RemoveAll(s.Dir); err != nil {
 			return fmt.Errorf("remove restored files: %w", err)
+		}
+	}
+	return nil
+}
+
+// downloadParallelism bounds how many old subtasks' files a restore
+// downloads at once.
+const downloadParallelism = 4
+
+// confirm makes the shared SST files of n, which the database was opened
+// from, files later incremental checkpoints may reference instead of
+// uploading them again (when n's checkpoint is this job's own).
+func (b *keyedBase[K, N]) confirm(n op.NativeKeyed) {
+	if !n.Reusable {
+		return
+	}
+	b.confirmed = map[string]storage.SharedFile{}
+	for _, f := range n.Files {
+		if strings.HasSuffix(f.Key, ".sst") && f.IsShared() {
+			b.confirmed[f.Key] = f
+		}
+	}
+}
+
+// forEachLimit calls fn(0..n-1), at most limit at a time, and returns the
+// first error after all calls returned.
+func forEachLimit(n, limit int, fn func(i int) error) error {
+	errs := make([]error, n)
+	sem := make(chan struct{}, limit)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			errs[i] = fn(i)
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
 		}
 	}
 	return nil

@@ -56,11 +56,17 @@ type StateBackend struct {
 	// deleted once no retained checkpoint needs them. Savepoints are
 	// always complete and in the backend-independent format.
 	Incremental bool
+	// LocalRecovery makes each TaskManager keep a local copy of the Pebble
+	// state of its subtasks' latest completed checkpoint; a subtask that
+	// restarts in the same TaskManager with the same key groups restores
+	// from it instead of downloading the checkpoint's files (Flink's
+	// state.backend.local-recovery). Off by default: the copies hold disk.
+	LocalRecovery bool
 }
 
 // WithStateBackend chooses the state backend.
 func WithStateBackend(b StateBackend) Option { return func(o *Options) { o.StateBackend = b } }
 
 func (b StateBackend) config() op.StateBackend {
-	return op.StateBackend{Pebble: b.Kind == Pebble, LocalDir: b.LocalDir, Incremental: b.Incremental}
+	return op.StateBackend{Pebble: b.Kind == Pebble, LocalDir: b.LocalDir, Incremental: b.Incremental, LocalRecovery: b.LocalRecovery}
 }

@@ -76,4 +76,13 @@ type StateBackend struct {
 	// Incremental makes Pebble checkpoints upload only the SST files that
 	// earlier completed checkpoints did not already hold.
 	Incremental bool
+	// LocalRecovery keeps a local copy of each Pebble subtask's latest
+	// completed checkpoint on its TaskManager, to restore from instead of
+	// checkpoint storage when the subtask comes back there with the same
+	// key groups (Flink's state.backend.local-recovery).
+	LocalRecovery bool
+	// LocalRecoveryDir is where the TaskManager keeps those copies, one
+	// directory per TaskManager; set by the TaskManager when LocalRecovery
+	// is on ("": no local copies).
+	LocalRecoveryDir string
 }

@@ -17,6 +17,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"sync"
 	"time"
 
@@ -117,6 +118,9 @@ type TaskManager struct {
 func New(id string, n int, net network.ConnectionManager, buffers *network.BufferPool, cfg task.Config, log *slog.Logger) *TaskManager {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
+	}
+	if sb := &cfg.StateBackend; sb.Pebble && sb.LocalRecovery && sb.LocalRecoveryDir == "" {
+		sb.LocalRecoveryDir = localRecoveryDir(sb.LocalDir, id)
 	}
 	tm := &TaskManager{id: id, slots: n, net: net, buffers: buffers, taskCfg: cfg, log: log.With("taskmanager", id)}
 	tm.storages, tm.ownStorages = NewStorages(tm.log), true
@@ -318,6 +322,11 @@ func (tm *TaskManager) Close() {
 	}
 	tm.mu.Unlock()
 	tm.wg.Wait()
+	if dir := tm.taskCfg.StateBackend.LocalRecoveryDir; dir != "" {
+		if err := os.RemoveAll(dir); err != nil {
+			tm.log.Warn("remove local recovery state", "dir", dir, "err", err)
+		}
+	}
 	if tm.ownStorages {
 		if err := tm.storages.Close(); err != nil {
 			tm.log.Warn("close checkpoint storage", "err", err)

@@ -37,6 +37,9 @@ type keyedBase[K comparable, N comparable] struct {
 	// (Pebble only; see keyedsnapshot.go).
 	confirmed map[string]storage.SharedFile
 	inflight  map[int64]*keyedSnapshot[K]
+	// local is the directory of this subtask's local state copies (see
+	// localrecovery.go), "" when local recovery is off.
+	local string
 	// batch is set by SetBatch (see there).
 	batch bool
 }

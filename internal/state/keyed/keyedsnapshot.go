@@ -61,7 +61,7 @@ func (b *keyedBase[K, N]) SnapshotState(id int64) (*op.Snapshot, error) {
 		kg := keygroup.Of(b.hash(t.Key), b.ctx.MaxParallelism)
 		timers[kg] = append(timers[kg], timerEntry[K, N]{t, ProcessingTime})
 	}
-	ks := &keyedSnapshot[K]{capture: c, dir: b.workDir, timers: make(map[int][]byte, len(timers))}
+	ks := &keyedSnapshot[K]{capture: c, dir: b.workDir, timers: make(map[int][]byte, len(timers)), id: id, local: b.local, logWarn: b.logWarn}
 	for kg, ts := range timers {
 		out := binary.AppendUvarint(nil, uint64(len(ts)))
 		for _, t := range ts {
@@ -91,6 +91,11 @@ func (b *keyedBase[K, N]) NotifyCheckpointComplete(id int64) error {
 	if ks, ok := b.inflight[id]; ok && ks.written && ks.ssts != nil {
 		b.confirmed = ks.ssts
 	}
+	if b.local != "" {
+		if err := promoteLocal(b.local, id); err != nil {
+			b.logWarn("keep local state", err)
+		}
+	}
 	for old := range b.inflight {
 		if old <= id {
 			delete(b.inflight, old)
@@ -102,6 +107,12 @@ func (b *keyedBase[K, N]) NotifyCheckpointComplete(id int64) error {
 // NotifyCheckpointAborted forgets checkpoint id.
 func (b *keyedBase[K, N]) NotifyCheckpointAborted(id int64) error {
 	delete(b.inflight, id)
+	if b.local != "" {
+		err := dropLocal(b.local, func(kind string, n int64) bool { return kind == "pending" && n == id })
+		if err != nil {
+			b.logWarn("remove local state of an aborted checkpoint", err)
+		}
+	}
 	return nil
 }
 
@@ -119,6 +130,12 @@ type keyedSnapshot[K comparable] struct {
 	// which happens after Write returned.
 	ssts    map[string]storage.SharedFile
 	written bool
+	// id is the checkpoint's id; local the directory of the subtask's
+	// local state copies ("" when local recovery is off), where Write
+	// keeps a copy of a Pebble checkpoint's files.
+	id      int64
+	local   string
+	logWarn func(msg string, err error)
 }
 
 // Write stores one stream of key-group sections, each the state section
@@ -158,6 +175,11 @@ func (k *keyedSnapshot[K]) Write(ctx context.Context, dir *storage.CheckpointDir
 		// the runtime to delete.
 		if h.Shared, err = k.upload(ctx, dir); err != nil {
 			return h, err
+		}
+		if k.local != "" {
+			if err := keepLocal(k.capture.Dir(), k.local, k.id); err != nil {
+				k.logWarn("keep local state", err)
+			}
 		}
 	}
 	k.written = true

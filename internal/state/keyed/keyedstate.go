@@ -52,8 +52,22 @@ func (b *keyedBase[K, N]) openBackend(ctx *op.Context) error {
 	// The state of the same key groups opens in place: the files become
 	// the new database, and an incremental backend goes on sharing them.
 	inPlace := len(native) == 1 && native[0].KeyGroupStart == rg.Start && native[0].KeyGroupEnd == rg.End
+	b.local = localSlot(ctx)
+	if b.local != "" {
+		if err := pruneSlots(ctx, b.local); err != nil {
+			b.logWarn("remove local state of moved key groups", err)
+		}
+	}
 	if inPlace {
-		if err := download(native[0], db); err != nil {
+		if dir, ok := localCopy(b.local, ctx.Restored.CheckpointID, native[0].Files); ok {
+			// Local recovery: this TaskManager kept the very files.
+			if err := linkDir(dir, db); err != nil {
+				return fmt.Errorf("restore local state %s: %w", dir, err)
+			}
+			if ctx.Logger != nil {
+				ctx.Logger.Info("restored keyed state from local copy", "checkpoint", ctx.Restored.CheckpointID, "dir", dir)
+			}
+		} else if err := download(native[0], db); err != nil {
 			return err
 		}
 		b.confirm(native[0])
@@ -86,6 +100,13 @@ func (b *keyedBase[K, N]) openBackend(ctx *op.Context) error {
 		}
 	}
 	return nil
+}
+
+// logWarn logs a failure that does not fail the subtask.
+func (b *keyedBase[K, N]) logWarn(msg string, err error) {
+	if b.ctx != nil && b.ctx.Logger != nil {
+		b.ctx.Logger.Warn(msg, "err", err)
+	}
 }
 
 // downloadParallelism bounds how many old subtasks' files a restore

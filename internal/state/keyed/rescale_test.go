@@ -6,6 +6,7 @@ import (
 	"hash/fnv"
 	"io"
 	"maps"
+	"sync/atomic"
 	"testing"
 
 	"github.com/weir-engine/weir/internal/checkpoint/storage"
@@ -129,6 +130,13 @@ func storageSources(st *storage.Storage, loc string) restore.Sources {
 // restoreSubtasks restores the checkpoint at loc at parallelism p.
 func restoreSubtasks(t *testing.T, st *storage.Storage, md *storage.Metadata, loc string, cfg op.StateBackend, p int) []*keyedBase[string, string] {
 	t.Helper()
+	return restoreCounting(t, st, md, loc, cfg, p, new(atomic.Int64))
+}
+
+// restoreCounting restores as restoreSubtasks does and counts in opens
+// the backend files read from checkpoint storage.
+func restoreCounting(t *testing.T, st *storage.Storage, md *storage.Metadata, loc string, cfg op.StateBackend, p int, opens *atomic.Int64) []*keyedBase[string, string] {
+	t.Helper()
 	ops, err := restore.Assign(md, []restore.Target{{UID: rescaleUID, Parallelism: p, MaxParallelism: rescaleMaxP}}, restore.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -136,7 +144,13 @@ func restoreSubtasks(t *testing.T, st *storage.Storage, md *storage.Metadata, lo
 	var subs []*keyedBase[string, string]
 	for i, sub := range ops[rescaleUID].Subtasks {
 		r := &storage.TaskRestore{CheckpointID: md.CheckpointID, Location: loc, Reusable: true, Operators: []storage.OperatorRestore{sub}}
-		l, err := restore.LoadFrom(r, storageSources(st, loc))
+		src := storageSources(st, loc)
+		open := src.Open
+		src.Open = func(ctx context.Context, f storage.SharedFile) (io.ReadCloser, error) {
+			opens.Add(1)
+			return open(ctx, f)
+		}
+		l, err := restore.LoadFrom(r, src)
 		if err != nil {
 			t.Fatal(err)
 		}

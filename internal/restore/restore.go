@@ -1,8 +1,10 @@
 // Package restore decides what every subtask of a job starts from when the
 // job is restored from a checkpoint or savepoint, possibly at another
 // parallelism. Assign is pure: it runs where the metadata is (the
-// JobMaster) and gives every subtask handles; Load runs where the subtask
-// runs and reads them through the stream reader it is handed.
+// JobMaster) and gives every subtask handles; LoadFrom runs where the
+// subtask runs and reads them through the readers it is handed: of each
+// old keyed stream only the byte range of the key groups it owns, the
+// streams of several old subtasks at once (see loadkeyed.go).
 //
 // Operators are matched by uid. Keyed state is redistributed by key group:
 // a new subtask takes, from every old subtask's keyed stream, the sections

@@ -32,7 +32,9 @@
 // goroutine while the owner goes on. A restore reads sections back with
 // [KeyedBackend.RestoreKeyGroup] into either backend, and Pebble files with
 // [OpenPebble] on the downloaded directory (same key groups) or
-// [KeyedBackend.CopyFromPebble] (after a rescale).
+// [RestorePebble] after a rescale (the most-overlapping old database
+// clipped with range deletions, the others' spans ingested as SST files;
+// [KeyedBackend.CopyFromPebble], a Put per key, is the old way).
 //
 // Values a heap state holds are shared with captures: a caller must not
 // change a value it read in place (the elements of a slice inside it, the

@@ -16,5 +16,7 @@
 // Files: keyedbase.go (the Runtime and its timers), keyedstate.go (opening
 // the backend and downloading Pebble files on restore), keyedsnapshot.go
 // (the snapshot format, its write and its restore), statedir.go (Pebble
-// working directories and the cleanup of those of dead processes).
+// working directories and the cleanup of those of dead processes),
+// localrecovery.go (the local copies of the latest completed checkpoint a
+// TaskManager keeps to restore from).
 package keyed

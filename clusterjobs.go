@@ -38,7 +38,7 @@ func (r jobRunner) Builder(stdout io.Writer, log *slog.Logger) funcspec.Builder 
 }
 
 // Start implements cluster.Jobs.
-func (r jobRunner) Start(ctx context.Context, s api.JobSubmission, run runner.Runner, log *slog.Logger) (cluster.Job, error) {
+func (r jobRunner) Start(ctx context.Context, s api.JobSubmission, l cluster.Launch, run runner.Runner, log *slog.Logger) (cluster.Job, error) {
 	j, ok := r.reg.lookup(s.Job)
 	if !ok {
 		return nil, rest.BadSubmission(fmt.Errorf("no job %q is registered in the JobManager's binary", s.Job))
@@ -47,7 +47,9 @@ func (r jobRunner) Start(ctx context.Context, s api.JobSubmission, run runner.Ru
 	if err != nil {
 		return nil, rest.BadSubmission(err)
 	}
-	env := NewEnv(engineOptions(cli.RunRequest{Job: s.Job, Args: s.Args, Engine: flags, Stdout: os.Stdout, Logger: log})...)
+	opts := append(engineOptions(cli.RunRequest{Job: s.Job, Args: s.Args, Engine: flags, Stdout: os.Stdout, Logger: log}),
+		WithJobID(l.JobID), WithLineage(l.Lineage))
+	env := NewEnv(opts...)
 	env.runner = run
 	if err := env.Err(); err != nil {
 		return nil, rest.BadSubmission(err)

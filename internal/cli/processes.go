@@ -56,6 +56,7 @@ func newJobManagerCmd(jobs JobRunner, stderr io.Writer) *cobra.Command {
 	f.StringVar(&cfg.RESTAddr, "rest-addr", DefaultJobManager, "where the REST API listens, `HOST:PORT` (port 0: a free one)")
 	f.StringVar(&cfg.CheckpointDir, "checkpoint-dir", "", "default checkpoint directory of the jobs, the same path on every TaskManager (state.checkpoints.dir)")
 	f.StringVar(&cfg.SavepointDir, "savepoint-dir", "", "default savepoint directory (state.savepoints.dir)")
+	f.StringVar(&cfg.HAStorageDir, "ha-storage-dir", "", "where the running jobs are kept for a restarted JobManager to recover (high-availability.storageDir; default: --checkpoint-dir)")
 	f.DurationVar(&cfg.SlotWait, "slot-wait", cluster.DefaultSlotWait, "how long a job waits for enough slots (slot.request.timeout)")
 	mode := f.String("scheduler-mode", "default", "the scheduler (jobmanager.scheduler): default")
 	verbose := f.BoolP("verbose", "v", false, "log the JobManager's informational messages too")
@@ -180,6 +181,7 @@ func applyConfig(cmd *cobra.Command, path string, jm bool) error {
 		set["rest-addr"] = c.Address("rest.address", "rest.port", DefaultJobManager)
 		set["checkpoint-dir"] = c["state.checkpoints.dir"]
 		set["savepoint-dir"] = c["state.savepoints.dir"]
+		set["ha-storage-dir"] = c["high-availability.storageDir"]
 		set["scheduler-mode"] = c["jobmanager.scheduler"]
 		set["slot-wait"] = c["slot.request.timeout"]
 	} else {

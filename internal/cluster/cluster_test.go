@@ -19,7 +19,7 @@ type noJobs struct{}
 
 func (noJobs) Builder(io.Writer, *slog.Logger) funcspec.Builder { return nil }
 
-func (noJobs) Start(context.Context, api.JobSubmission, runner.Runner, *slog.Logger) (Job, error) {
+func (noJobs) Start(context.Context, api.JobSubmission, Launch, runner.Runner, *slog.Logger) (Job, error) {
 	return nil, errors.New("no jobs here")
 }
 

@@ -31,6 +31,7 @@ var configKeys = map[string]struct {
 	"rest.port":                         {"rest-addr (port)", checkPort},
 	"state.checkpoints.dir":             {"checkpoint-dir", nil},
 	"state.savepoints.dir":              {"savepoint-dir", nil},
+	"high-availability.storageDir":      {"ha-storage-dir", nil},
 	"jobmanager.scheduler":              {"scheduler-mode", nil},
 	"slot.request.timeout":              {"slot-wait", checkDuration},
 	"heartbeat.interval":                {"heartbeat-interval", checkDuration},

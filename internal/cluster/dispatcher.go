@@ -12,6 +12,7 @@ import (
 	"github.com/weir-engine/weir/internal/rest"
 	"github.com/weir-engine/weir/internal/rest/api"
 	"github.com/weir-engine/weir/internal/runner"
+	"github.com/weir-engine/weir/internal/scheduler"
 )
 
 // Jobs is what the cluster processes need of the binary's registered jobs;
@@ -20,10 +21,11 @@ type Jobs interface {
 	// Builder rebuilds registered jobs, for a TaskManager's deployments:
 	// their Print output goes to stdout, their logs to log.
 	Builder(stdout io.Writer, log *slog.Logger) funcspec.Builder
-	// Start builds the submitted job and starts it on r; ctx bounds the
-	// job. An error that wraps rest.ErrBadSubmission means the submission
-	// cannot run as given (an unknown job, arguments its builder refused).
-	Start(ctx context.Context, s api.JobSubmission, r runner.Runner, log *slog.Logger) (Job, error)
+	// Start builds the submitted job and starts it on r as the run l;
+	// ctx bounds the job. An error that wraps rest.ErrBadSubmission means
+	// the submission cannot run as given (an unknown job, arguments its
+	// builder refused).
+	Start(ctx context.Context, s api.JobSubmission, l Launch, r runner.Runner, log *slog.Logger) (Job, error)
 }
 
 // Job is a job the Dispatcher started.
@@ -51,10 +53,12 @@ type Dispatcher struct {
 	runner  runner.Runner
 	// defaults fills the options a submission leaves empty.
 	defaults api.EngineOptions
-	log      *slog.Logger
-	ctx      context.Context
-	cancel   context.CancelFunc
-	wg       sync.WaitGroup
+	// ha keeps the jobs in the HA store (harecover.go).
+	ha     *ha
+	log    *slog.Logger
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
 }
 
 var (
@@ -64,14 +68,15 @@ var (
 	_ rest.TaskManagerLister = (*Dispatcher)(nil)
 )
 
-func newDispatcher(jobs Jobs, c *minicluster.Cluster, r runner.Runner, defaults api.EngineOptions, log *slog.Logger) *Dispatcher {
-	d := &Dispatcher{Directory: NewDirectory(), jobs: jobs, cluster: c, runner: r, defaults: defaults, log: log}
+func newDispatcher(jobs Jobs, c *minicluster.Cluster, r runner.Runner, defaults api.EngineOptions, h *ha, log *slog.Logger) *Dispatcher {
+	d := &Dispatcher{Directory: NewDirectory(), jobs: jobs, cluster: c, runner: r, defaults: defaults, ha: h, log: log}
 	d.ctx, d.cancel = context.WithCancel(context.Background())
 	return d
 }
 
 // Submit implements rest.Submitter: the job runs until it ends, is
-// cancelled, or the JobManager closes.
+// cancelled, or the JobManager closes. It is in the HA store before it
+// starts.
 func (d *Dispatcher) Submit(_ context.Context, s api.JobSubmission) (string, error) {
 	if s.Options.CheckpointDir == "" {
 		s.Options.CheckpointDir = d.defaults.CheckpointDir
@@ -79,20 +84,37 @@ func (d *Dispatcher) Submit(_ context.Context, s api.JobSubmission) (string, err
 	if s.Options.SavepointDir == "" {
 		s.Options.SavepointDir = d.defaults.SavepointDir
 	}
-	j, err := d.jobs.Start(d.ctx, s, d.runner, d.log)
-	if err != nil {
+	id := newJobID()
+	if err := d.ha.submitted(id, s); err != nil {
 		return "", err
 	}
+	j, err := d.jobs.Start(d.ctx, s, Launch{JobID: id}, d.runner, d.log)
+	if err != nil {
+		d.ha.forget(id)
+		return "", err
+	}
+	d.log.Info("job submitted", "job", s.Job, "id", id, "args", s.Args)
+	d.track(j, s.Job)
+	return id, nil
+}
+
+// track lists j and records its end in the HA store, unless it ended
+// because the JobManager is shutting down: the next one recovers it.
+func (d *Dispatcher) track(j Job, name string) {
 	id := j.JobID()
 	d.Add(j)
-	d.log.Info("job submitted", "job", s.Job, "id", id, "args", s.Args)
 	d.wg.Add(1)
 	go func() {
 		defer d.wg.Done()
 		err := j.Wait()
-		d.log.Info("job ended", "job", s.Job, "id", id, "state", j.Status().State, "err", err)
+		state := j.Status().State
+		if d.ctx.Err() != nil && state != scheduler.Finished {
+			d.log.Info("job suspended: the JobManager shuts down", "job", name, "id", id, "state", state)
+			return
+		}
+		d.ha.ended(id, haState(state), err)
+		d.log.Info("job ended", "job", name, "id", id, "state", state, "err", err)
 	}()
-	return id, nil
 }
 
 // close cancels the running jobs and waits for their ends.

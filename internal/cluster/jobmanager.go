@@ -27,6 +27,10 @@ type JobManagerConfig struct {
 	// savepoints (state.savepoints.dir, default: under CheckpointDir).
 	// Both must be reachable by every TaskManager at the same path.
 	CheckpointDir, SavepointDir string
+	// HAStorageDir is where the JobManager keeps its jobs for the one
+	// started after it (high-availability.storageDir; default
+	// CheckpointDir): see harecover.go.
+	HAStorageDir string
 	// Heartbeat is heartbeat.interval and heartbeat.timeout.
 	Heartbeat Heartbeat
 	// SlotWait is how long a job waits for enough slots at its start and
@@ -93,6 +97,12 @@ func StartJobManager(cfg JobManagerConfig, jobs Jobs) (_ *JobManager, err error)
 			return nil, fmt.Errorf("jobmanager: savepoint directory: %w", err)
 		}
 	}
+	if cfg.HAStorageDir == "" {
+		cfg.HAStorageDir = cfg.CheckpointDir
+	}
+	if cfg.HAStorageDir, err = filepath.Abs(cfg.HAStorageDir); err != nil {
+		return nil, fmt.Errorf("jobmanager: HA storage directory: %w", err)
+	}
 	cfg.Heartbeat = cfg.Heartbeat.orDefault()
 	if cfg.SlotWait <= 0 {
 		cfg.SlotWait = DefaultSlotWait
@@ -107,6 +117,10 @@ func StartJobManager(cfg JobManagerConfig, jobs Jobs) (_ *JobManager, err error)
 			jm.Close()
 		}
 	}()
+	store, err := openHAStore(cfg.HAStorageDir)
+	if err != nil {
+		return nil, fmt.Errorf("jobmanager: %w", err)
+	}
 	if jm.server, err = grpcrpc.Listen(cfg.RPCAddr, grpcrpc.WithLogger(log)); err != nil {
 		return nil, fmt.Errorf("jobmanager: RPC: %w", err)
 	}
@@ -126,12 +140,17 @@ func StartJobManager(cfg JobManagerConfig, jobs Jobs) (_ *JobManager, err error)
 		return nil, fmt.Errorf("jobmanager: heartbeats: %w", err)
 	}
 	defaults := api.EngineOptions{CheckpointDir: cfg.CheckpointDir, SavepointDir: cfg.SavepointDir}
-	jm.dispatcher = newDispatcher(jobs, jm.cluster, runner.Session{Cluster: jm.cluster, SlotWait: cfg.SlotWait}, defaults, log)
+	h := newHA(store, log)
+	session := runner.Session{Cluster: jm.cluster, SlotWait: cfg.SlotWait, OnCheckpoint: h.checkpointed}
+	jm.dispatcher = newDispatcher(jobs, jm.cluster, session, defaults, h, log)
+	if err := jm.dispatcher.recover(); err != nil {
+		return nil, fmt.Errorf("jobmanager: recover the jobs: %w", err)
+	}
 	jm.rest = rest.NewServer(jm.dispatcher, rest.Options{Logger: log})
 	if jm.restAddr, err = jm.rest.Start(cfg.RESTAddr); err != nil {
 		return nil, fmt.Errorf("jobmanager: REST: %w", err)
 	}
-	log.Info("jobmanager started", "rpc", jm.RPCAddr(), "rest", jm.restAddr, "checkpoints", cfg.CheckpointDir)
+	log.Info("jobmanager started", "rpc", jm.RPCAddr(), "rest", jm.restAddr, "checkpoints", cfg.CheckpointDir, "ha", cfg.HAStorageDir)
 	return jm, nil
 }
 
@@ -160,7 +179,8 @@ func (jm *JobManager) Dispatcher() *Dispatcher { return jm.dispatcher }
 
 // Close stops the REST server, cancels the jobs, and stops the cluster and
 // the RPC server; every goroutine of the JobManager has ended when it
-// returns.
+// returns. The jobs it cancels stay RUNNING in the HA store: a JobManager
+// started with the same HA storage directory recovers them.
 func (jm *JobManager) Close() {
 	jm.closeOnce.Do(func() {
 		if jm.rest != nil {

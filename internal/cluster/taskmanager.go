@@ -215,10 +215,14 @@ func (t *TaskManager) register(ctx context.Context) (*grpcrpc.Link, error) {
 	return link, nil
 }
 
-// Close stops registering, cancels the subtasks, and stops the servers;
-// every goroutine of the TaskManager has ended when it returns.
+// Close deregisters from the JobManager, stops registering, cancels the
+// subtasks, and stops the servers; every goroutine of the TaskManager has
+// ended when it returns.
 func (t *TaskManager) Close() {
 	t.closeOnce.Do(func() {
+		if t.client != nil {
+			t.deregister()
+		}
 		if t.cancel != nil {
 			t.cancel()
 			<-t.done

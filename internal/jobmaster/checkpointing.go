@@ -35,6 +35,11 @@ type CheckpointOptions struct {
 	// Unaligned and AlignedTimeout choose the barrier mode.
 	Unaligned      bool
 	AlignedTimeout time.Duration
+	// Completed, when set, is called on the loop with every completed
+	// checkpoint (not savepoint) before its tasks are notified, so that
+	// what it records (a JobManager's HA pointer) is never older than
+	// what the tasks' sinks commit. It must return quickly.
+	Completed func(id int64, location string)
 }
 
 // Events of the loop for checkpointing.
@@ -400,6 +405,9 @@ func (jm *JobMaster) performCheckpoint(ctx context.Context, action checkpoint.Ac
 		cp.locations[a.ID] = a.Location
 		cp.completed++
 		cp.latest, cp.latestID = a.Location, a.ID
+		if cp.opts.Completed != nil {
+			cp.opts.Completed(a.ID, a.Location)
+		}
 		if jm.ada != nil {
 			jm.sched.Step(adaptive.CheckpointCompleted{ID: a.ID, Now: jm.clock.Now()})
 		}

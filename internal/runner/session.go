@@ -22,6 +22,10 @@ type Session struct {
 	// at every restart, before it fails: TaskManagers register, and come
 	// back, while it waits.
 	SlotWait time.Duration
+	// OnCheckpoint, when set, is called with every completed checkpoint of
+	// a job before its tasks are notified of it (see
+	// jobmaster.CheckpointOptions.Completed).
+	OnCheckpoint func(jobID string, id int64, location string)
 }
 
 // Submit implements Runner.
@@ -32,6 +36,9 @@ func (s Session) Submit(ctx context.Context, jg *graph.JobGraph, cfg Config) (Jo
 	cp, cleanup, err := openCheckpoints(ctx, cfg.Checkpoints, cfg.Logger)
 	if err != nil {
 		return nil, err
+	}
+	if cp != nil && s.OnCheckpoint != nil {
+		cp.Completed = func(id int64, loc string) { s.OnCheckpoint(cfg.JobID, id, loc) }
 	}
 	job := s.Cluster.Submit(ctx, cfg.JobID, jg, minicluster.JobOptions{
 		Restart:          cfg.Restart.strategy(cp != nil),

@@ -37,6 +37,13 @@ func startCluster(t *testing.T, dir string, flags ...string) *cluster {
 		t.Fatal(err)
 	}
 	args := append([]string{"jobmanager", "--config", config, "-v"}, flags...)
+	return startJobManager(t, args...)
+}
+
+// startJobManager starts `weir ARGS` (a JobManager's command line) and
+// waits until it listens.
+func startJobManager(t testing.TB, args ...string) *cluster {
+	t.Helper()
 	jm := startWeir(t, args...)
 	for line := range jm.lines {
 		if m := jobManagerUp.FindStringSubmatch(line); m != nil {
@@ -50,7 +57,7 @@ func startCluster(t *testing.T, dir string, flags ...string) *cluster {
 
 // startTaskManager starts a TaskManager with slots slots and waits until
 // it registered.
-func (c *cluster) startTaskManager(t *testing.T, slots string) *proc {
+func (c *cluster) startTaskManager(t testing.TB, slots string) *proc {
 	t.Helper()
 	tm := startWeir(t, "taskmanager", "--jobmanager", c.rpc, "--slots", slots, "-v")
 	for line := range tm.lines {
@@ -249,7 +256,7 @@ func TestClusterTaskManagerOutlivesItsJobManager(t *testing.T) {
 // awaitLines waits until n lines of p's stderr contain each of parts.
 // The lines channel drops lines while nobody reads it, so every line read
 // is also a cue to look through all of stderr so far.
-func awaitLines(t *testing.T, p *proc, n int, parts ...string) {
+func awaitLines(t testing.TB, p *proc, n int, parts ...string) {
 	t.Helper()
 	has := func(line string) bool {
 		for _, s := range parts {

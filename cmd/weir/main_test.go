@@ -47,7 +47,7 @@ type result struct {
 	stdout, stderr string
 }
 
-func runWeir(t *testing.T, args ...string) result {
+func runWeir(t testing.TB, args ...string) result {
 	t.Helper()
 	cmd := exec.Command(weirBin, args...)
 	var out, errb bytes.Buffer

@@ -22,7 +22,7 @@ type proc struct {
 }
 
 // startWeir starts the weir binary with args.
-func startWeir(t *testing.T, args ...string) *proc {
+func startWeir(t testing.TB, args ...string) *proc {
 	t.Helper()
 	p := &proc{cmd: exec.Command(weirBin, args...), lines: make(chan string, 1024), done: make(chan struct{})}
 	errPipe, err := p.cmd.StderrPipe()

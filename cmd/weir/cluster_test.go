@@ -29,7 +29,7 @@ type cluster struct {
 // startCluster starts a JobManager on free ports with its checkpoints
 // under dir, configured by a YAML file with Flink's keys that flags may
 // override.
-func startCluster(t *testing.T, dir string, flags ...string) *cluster {
+func startCluster(t testing.TB, dir string, flags ...string) *cluster {
 	t.Helper()
 	config := filepath.Join(t.TempDir(), "weir.yaml")
 	yaml := "jobmanager.rpc.address: 127.0.0.1\njobmanager.rpc.port: 0\nrest.port: 0\nstate.checkpoints.dir: " + dir + "\nheartbeat.interval: 200\n"

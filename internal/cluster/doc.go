@@ -23,6 +23,12 @@
 // loses its JobManager cancels its subtasks and registers again, retrying
 // with a growing delay.
 //
+// The JobManager keeps its jobs in an HA storage directory (hastore.go;
+// high-availability.storageDir, by default the checkpoint directory), so
+// that one started again with the same flags recovers every running job
+// from its latest completed checkpoint (harecover.go,
+// docs/design/ha.md). A TaskManager that shuts down deregisters first.
+//
 // Goroutines: per process its servers' (gRPC, REST, data plane), the
 // session cluster's, and the TaskManager's registration loop; all end
 // when the process's Close returns.

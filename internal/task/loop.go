@@ -57,11 +57,14 @@ func (t *Task) loop(done func() bool) error {
 			// The snapshot of a stop-with-savepoint is taken: nothing may
 			// be read or emitted until it completes or is aborted, both of
 			// which arrive as mail.
+			t.Metrics.startWait(false)
 			select {
 			case <-t.mail.signal:
 			case <-cancelled:
+				t.Metrics.endWait()
 				return t.ctx.Err()
 			}
+			t.Metrics.endWait()
 			continue
 		}
 		if t.gate != nil {
@@ -96,13 +99,18 @@ func (t *Task) loop(done func() bool) error {
 		default:
 			output = t.outputWake
 		}
+		// The one wait of the loop: idle while the outputs can take more,
+		// back-pressured while one cannot (metrics.go).
+		t.Metrics.startWait(!available)
 		select {
 		case <-t.mail.signal:
 		case <-input:
 		case <-output:
 		case <-cancelled:
+			t.Metrics.endWait()
 			return t.ctx.Err()
 		}
+		t.Metrics.endWait()
 	}
 }
 

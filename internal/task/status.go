@@ -70,6 +70,7 @@ func (t *Task) forwardValve(out network.ValveOutput) error {
 		}
 	}
 	if out.Advanced {
+		t.Metrics.InputWatermark.Store(out.Watermark)
 		if err := t.headWatermark(out.Watermark); err != nil {
 			return err
 		}

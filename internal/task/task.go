@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime/debug"
-	"sync/atomic"
 	"time"
 
 	"github.com/weir-engine/weir/internal/barrier"
@@ -84,14 +83,6 @@ type Descriptor struct {
 	FinishedOnRestore bool
 }
 
-// Metrics are the task's counters, readable from any goroutine.
-type Metrics struct {
-	RecordsIn, RecordsOut atomic.Int64
-	// LastSnapshot is the id of the last checkpoint the task took its
-	// snapshot for.
-	LastSnapshot atomic.Int64
-}
-
 // Task runs one subtask.
 type Task struct {
 	desc Descriptor
@@ -166,7 +157,7 @@ func New(desc Descriptor, cfg Config) *Task {
 	if desc.Channels == (network.Sizing{}) {
 		desc.Channels = network.DefaultSizing
 	}
-	return &Task{
+	t := &Task{
 		desc: desc,
 		cfg:  cfg,
 		log:  cfg.Logger.With("job", desc.JobID, "vertex", desc.Vertex.ID, "task", desc.Vertex.Name, "subtask", desc.Subtask),
@@ -174,6 +165,8 @@ func New(desc Descriptor, cfg Config) *Task {
 
 		outputWake: make(chan struct{}, 1),
 	}
+	t.Metrics.InputWatermark.Store(op.MinWatermark)
+	return t
 }
 
 // Name identifies the subtask in logs and errors.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/weir-engine/weir/internal/cluster"
 	"github.com/weir-engine/weir/internal/jobmaster"
 	"github.com/weir-engine/weir/internal/rest"
 )
@@ -72,7 +73,7 @@ func (d *jobDirectory) TaskManagers() []rest.TaskManagerInfo {
 	for id, c := range jobs {
 		statuses[id] = c.job.Status()
 	}
-	return taskManagersOf(statuses)
+	return cluster.TaskManagersOf(statuses)
 }
 
 // Cancel implements rest.Dispatcher.

@@ -74,16 +74,8 @@ func JobInfo(j Job) rest.JobInfo {
 	if d, ok := j.(RESTDescriber); ok {
 		return d.RESTInfo()
 	}
-	s := j.Status()
-	info := rest.JobInfo{ID: j.JobID(), Name: j.Name(), State: string(s.State), Start: j.StartTime(), End: j.EndTime(),
-		Checkpoints: s.Checkpoints}
-	if s.Failure != nil {
-		info.Failure = s.Failure.Error()
-	}
-	for _, v := range s.Vertices {
-		info.Vertices = append(info.Vertices, rest.VertexInfo{ID: v.ID, Name: v.Name, Parallelism: v.Parallelism,
-			RecordsIn: v.RecordsIn, RecordsOut: v.RecordsOut})
-	}
+	info := rest.JobInfo{ID: j.JobID(), Name: j.Name(), Start: j.StartTime(), End: j.EndTime()}
+	FillStatus(&info, j.Status(), nil)
 	return info
 }
 

@@ -4,10 +4,14 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"maps"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/weir-engine/weir/internal/funcspec"
+	"github.com/weir-engine/weir/internal/jobmaster"
 	"github.com/weir-engine/weir/internal/minicluster"
 	"github.com/weir-engine/weir/internal/rest"
 	"github.com/weir-engine/weir/internal/rest/api"
@@ -134,14 +138,25 @@ func (d *Dispatcher) Cluster() rest.ClusterInfo {
 	return info
 }
 
-// TaskManagers implements rest.TaskManagerLister: the registered
-// TaskManagers and their free slots, for GET /taskmanagers and the
-// dashboard.
+// TaskManagers implements rest.TaskManagerLister: every TaskManager
+// registered with the ResourceManager, with the jobs in its slots.
 func (d *Dispatcher) TaskManagers() []rest.TaskManagerInfo {
+	d.Directory.mu.Lock()
+	jobs := maps.Clone(d.Directory.jobs)
+	d.Directory.mu.Unlock()
+	statuses := make(map[string]jobmaster.Status, len(jobs))
+	for id, j := range jobs {
+		statuses[id] = j.Status()
+	}
+	usedBy := map[string][]string{}
+	for _, tm := range TaskManagersOf(statuses) {
+		usedBy[tm.ID] = tm.Jobs
+	}
 	tms := d.cluster.TaskManagers()
 	out := make([]rest.TaskManagerInfo, 0, len(tms))
 	for _, tm := range tms {
-		out = append(out, rest.TaskManagerInfo{ID: tm.ID, Slots: tm.Slots, Free: tm.Free, NetworkMemory: tm.Network.Memory})
+		out = append(out, rest.TaskManagerInfo{ID: tm.ID, Slots: tm.Slots, Free: tm.Free, NetworkMemory: tm.Network.Memory, Jobs: usedBy[tm.ID]})
 	}
+	slices.SortFunc(out, func(a, b rest.TaskManagerInfo) int { return strings.Compare(a.ID, b.ID) })
 	return out
 }

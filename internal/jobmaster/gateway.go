@@ -134,8 +134,7 @@ func (g *gateway) UpdateTaskExecutionState(_ context.Context, m *rpcpb.TaskExecu
 	if err != nil {
 		return rpc.Failed[*rpcpb.UpdateTaskExecutionStateResponse](err)
 	}
-	mt := m.GetMetrics()
-	g.jm.events.Push(taskmanager.Report{TaskState: ts, RecordsIn: mt.GetRecordsIn(), RecordsOut: mt.GetRecordsOut(), LastSnapshot: mt.GetLastSnapshot()})
+	g.jm.events.Push(taskmanager.ReportOf(ts, m.GetMetrics()))
 	return rpc.Completed(&rpcpb.UpdateTaskExecutionStateResponse{}, nil)
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/weir-engine/weir/internal/graph"
 	"github.com/weir-engine/weir/internal/scheduler"
+	"github.com/weir-engine/weir/internal/task"
 	"github.com/weir-engine/weir/internal/taskmanager"
 )
 
@@ -28,6 +29,12 @@ type SubtaskMetrics struct {
 	// RecordsInPerSecond and RecordsOutPerSecond are the rates between
 	// the last two reports of the running subtask (0 before two).
 	RecordsInPerSecond, RecordsOutPerSecond float64
+	// Load is the subtask's busy, idle and back-pressured time per second
+	// as its TaskManager measured it for the last report (its records'
+	// rates are the two above); InputWatermark is its combined input
+	// watermark (math.MinInt64 before any).
+	Load           task.Load
+	InputWatermark int64
 }
 
 // observed is the JobMaster's record of its job for Status; the loop owns
@@ -136,7 +143,10 @@ func (o *observed) noteState(state scheduler.JobStatus, now time.Time) {
 func (jm *JobMaster) subtaskMetrics() []SubtaskMetrics {
 	out := make([]SubtaskMetrics, 0, len(jm.metrics))
 	for id, r := range jm.metrics {
-		m := SubtaskMetrics{ID: id, State: r.State, TaskManager: jm.placed[id], Since: r.Now, RecordsIn: r.RecordsIn, RecordsOut: r.RecordsOut}
+		m := SubtaskMetrics{ID: id, State: r.State, TaskManager: jm.placed[id], Since: r.Now, RecordsIn: r.RecordsIn, RecordsOut: r.RecordsOut,
+			Load: task.Load{BusyTimeMsPerSecond: r.Load.BusyTimeMsPerSecond, IdleTimeMsPerSecond: r.Load.IdleTimeMsPerSecond,
+				BackPressuredTimeMsPerSecond: r.Load.BackPressuredTimeMsPerSecond},
+			InputWatermark: r.InputWatermark}
 		if s, ok := jm.obs.samples[id]; ok && s.generation == r.Generation {
 			m.RecordsInPerSecond, m.RecordsOutPerSecond = s.inPerSec, s.outPerSec
 		}

@@ -169,6 +169,13 @@ type SubtaskInfo struct {
 	RecordsIn, RecordsOut int64
 	// RecordsInPerSecond and RecordsOutPerSecond are its recent rates.
 	RecordsInPerSecond, RecordsOutPerSecond float64
+	// BusyTimeMsPerSecond, IdleTimeMsPerSecond and
+	// BackPressuredTimeMsPerSecond are its recent load, as Flink's gauges
+	// of these names (they add up to 1000 while it runs).
+	BusyTimeMsPerSecond, IdleTimeMsPerSecond, BackPressuredTimeMsPerSecond float64
+	// InputWatermark is the combined watermark of its inputs
+	// (math.MinInt64 before any, and for a source).
+	InputWatermark int64
 }
 
 // Submitter is implemented by a Dispatcher that accepts jobs: a JobManager

@@ -85,7 +85,7 @@ func (g *Gateway) deployment(d *rpcpb.TaskDeploymentDescriptor) (Deployment, err
 		JobID: jobID, Generation: gen, Graph: jg, ID: id, Slot: rpc.FromSlotID(d.GetSlot()), Channels: rpc.FromSizing(d.GetChannels()),
 		Init: init,
 		Report: func(r Report) {
-			m := rpc.TaskState(jobID, r.TaskState, &rpcpb.TaskMetrics{RecordsIn: r.RecordsIn, RecordsOut: r.RecordsOut, LastSnapshot: r.LastSnapshot})
+			m := rpc.TaskState(jobID, r.TaskState, r.metricsMessage())
 			jm.UpdateTaskExecutionState(context.Background(), m).OnComplete(func(_ *rpcpb.UpdateTaskExecutionStateResponse, err error) {
 				if err != nil {
 					rpc.TakeLocal(m.GetError().GetEmbeddedRef()) // not delivered: nobody decodes it

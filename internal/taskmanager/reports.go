@@ -27,6 +27,10 @@ type reporter struct {
 
 	mu      sync.Mutex
 	running bool // RUNNING was reported and the end was not
+	// prev is the sample of the previous report (zero: none), which the
+	// next report's load is computed from; last is the last report.
+	prev task.MetricsSample
+	last Report
 }
 
 // stateChange reports the subtask's new state with its counters.
@@ -48,12 +52,26 @@ func (r *reporter) counters() {
 }
 
 func (r *reporter) sendLocked(st scheduler.ExecutionState, err error) {
-	m := r.metrics
-	r.send(Report{
-		TaskState: scheduler.TaskState{ID: r.id, Generation: r.generation, State: st, Err: err, Now: time.Now()},
-		RecordsIn: m.RecordsIn.Load(), RecordsOut: m.RecordsOut.Load(),
-		LastSnapshot: m.LastSnapshot.Load(),
-	})
+	s := r.metrics.Sample()
+	var load task.Load
+	if !r.prev.At.IsZero() && st == scheduler.ExecRunning {
+		load = task.LoadBetween(r.prev, s)
+	}
+	r.prev = s
+	r.last = Report{
+		TaskState: scheduler.TaskState{ID: r.id, Generation: r.generation, State: st, Err: err, Now: s.At},
+		RecordsIn: s.RecordsIn, RecordsOut: s.RecordsOut,
+		LastSnapshot: r.metrics.LastSnapshot.Load(),
+		Load:         load, InputWatermark: s.InputWatermark,
+	}
+	r.send(r.last)
+}
+
+// lastReport is the subtask's last report (zero before the first).
+func (r *reporter) lastReport() Report {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.last
 }
 
 // periodically reports the counters every interval until ctx ends (the

@@ -47,3 +47,27 @@ func TestReporterPeriodicallyEnds(t *testing.T) {
 	cancel()
 	r.periodically(ctx, 1)
 }
+
+// A report's counters, load and input watermark cross the wire unchanged;
+// the first report of a subtask has no load yet.
+func TestReportLoadOnTheWire(t *testing.T) {
+	var m task.Metrics
+	m.InputWatermark.Store(77)
+	var got []Report
+	r := &reporter{send: func(rep Report) { got = append(got, rep) }, metrics: &m}
+	r.stateChange(scheduler.ExecRunning, nil)
+	m.RecordsIn.Store(5)
+	r.counters()
+	if got[0].Load != (task.Load{}) {
+		t.Fatalf("first report has load %+v, want none", got[0].Load)
+	}
+	rep := got[1]
+	rep.Load = task.Load{BusyTimeMsPerSecond: 600, IdleTimeMsPerSecond: 300, BackPressuredTimeMsPerSecond: 100}
+	back := ReportOf(rep.TaskState, rep.metricsMessage())
+	if back.InputWatermark != 77 || back.RecordsIn != 5 || back.Load != rep.Load {
+		t.Fatalf("report after the wire %+v, want watermark 77, 5 records in, load %+v", back, rep.Load)
+	}
+	if r.lastReport().RecordsIn != 5 {
+		t.Fatalf("last report %+v, want the second", r.lastReport())
+	}
+}

@@ -74,11 +74,16 @@ type Report struct {
 	scheduler.TaskState
 	RecordsIn, RecordsOut int64
 	LastSnapshot          int64
+	// Load is the subtask's load since its previous report (zero in the
+	// first); InputWatermark its combined input watermark.
+	Load           task.Load
+	InputWatermark int64
 }
 
 type runningTask struct {
-	cancel context.CancelFunc
-	task   *task.Task
+	cancel  context.CancelFunc
+	task    *task.Task
+	reports *reporter
 }
 
 type taskKey struct {
@@ -207,7 +212,7 @@ func (tm *TaskManager) Submit(d Deployment) error {
 		return refused
 	}
 	reports := &reporter{send: d.Report, metrics: &t.Metrics, id: d.ID, generation: d.Generation}
-	tm.mu.running[key] = &runningTask{cancel: cancel, task: t}
+	tm.mu.running[key] = &runningTask{cancel: cancel, task: t, reports: reports}
 	tm.wg.Add(1)
 	tm.mu.Unlock()
 

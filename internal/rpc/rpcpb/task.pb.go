@@ -94,9 +94,16 @@ type TaskMetrics struct {
 	RecordsIn  int64                  `protobuf:"varint,1,opt,name=records_in,json=recordsIn,proto3" json:"records_in,omitempty"`
 	RecordsOut int64                  `protobuf:"varint,2,opt,name=records_out,json=recordsOut,proto3" json:"records_out,omitempty"`
 	// The id of the last checkpoint the task took its snapshot for.
-	LastSnapshot  int64 `protobuf:"varint,3,opt,name=last_snapshot,json=lastSnapshot,proto3" json:"last_snapshot,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	LastSnapshot int64 `protobuf:"varint,3,opt,name=last_snapshot,json=lastSnapshot,proto3" json:"last_snapshot,omitempty"`
+	// The task's load since its previous report, as Flink's gauges of the
+	// same names (busy + idle + back-pressured = 1000 ms per second).
+	BusyTimeMsPerSecond          float64 `protobuf:"fixed64,4,opt,name=busy_time_ms_per_second,json=busyTimeMsPerSecond,proto3" json:"busy_time_ms_per_second,omitempty"`
+	IdleTimeMsPerSecond          float64 `protobuf:"fixed64,5,opt,name=idle_time_ms_per_second,json=idleTimeMsPerSecond,proto3" json:"idle_time_ms_per_second,omitempty"`
+	BackPressuredTimeMsPerSecond float64 `protobuf:"fixed64,6,opt,name=back_pressured_time_ms_per_second,json=backPressuredTimeMsPerSecond,proto3" json:"back_pressured_time_ms_per_second,omitempty"`
+	// The combined watermark of its inputs (the minimum int64 before any).
+	CurrentInputWatermark int64 `protobuf:"varint,7,opt,name=current_input_watermark,json=currentInputWatermark,proto3" json:"current_input_watermark,omitempty"`
+	unknownFields         protoimpl.UnknownFields
+	sizeCache             protoimpl.SizeCache
 }
 
 func (x *TaskMetrics) Reset() {
@@ -146,6 +153,34 @@ func (x *TaskMetrics) GetRecordsOut() int64 {
 func (x *TaskMetrics) GetLastSnapshot() int64 {
 	if x != nil {
 		return x.LastSnapshot
+	}
+	return 0
+}
+
+func (x *TaskMetrics) GetBusyTimeMsPerSecond() float64 {
+	if x != nil {
+		return x.BusyTimeMsPerSecond
+	}
+	return 0
+}
+
+func (x *TaskMetrics) GetIdleTimeMsPerSecond() float64 {
+	if x != nil {
+		return x.IdleTimeMsPerSecond
+	}
+	return 0
+}
+
+func (x *TaskMetrics) GetBackPressuredTimeMsPerSecond() float64 {
+	if x != nil {
+		return x.BackPressuredTimeMsPerSecond
+	}
+	return 0
+}
+
+func (x *TaskMetrics) GetCurrentInputWatermark() int64 {
+	if x != nil {
+		return x.CurrentInputWatermark
 	}
 	return 0
 }
@@ -270,13 +305,17 @@ var File_weir_rpc_v1_task_proto protoreflect.FileDescriptor
 
 const file_weir_rpc_v1_task_proto_rawDesc = "" +
 	"\n" +
-	"\x16weir/rpc/v1/task.proto\x12\vweir.rpc.v1\x1a\x18weir/rpc/v1/common.proto\"r\n" +
+	"\x16weir/rpc/v1/task.proto\x12\vweir.rpc.v1\x1a\x18weir/rpc/v1/common.proto\"\xdf\x02\n" +
 	"\vTaskMetrics\x12\x1d\n" +
 	"\n" +
 	"records_in\x18\x01 \x01(\x03R\trecordsIn\x12\x1f\n" +
 	"\vrecords_out\x18\x02 \x01(\x03R\n" +
 	"recordsOut\x12#\n" +
-	"\rlast_snapshot\x18\x03 \x01(\x03R\flastSnapshot\"\xf7\x01\n" +
+	"\rlast_snapshot\x18\x03 \x01(\x03R\flastSnapshot\x124\n" +
+	"\x17busy_time_ms_per_second\x18\x04 \x01(\x01R\x13busyTimeMsPerSecond\x124\n" +
+	"\x17idle_time_ms_per_second\x18\x05 \x01(\x01R\x13idleTimeMsPerSecond\x12G\n" +
+	"!back_pressured_time_ms_per_second\x18\x06 \x01(\x01R\x1cbackPressuredTimeMsPerSecond\x126\n" +
+	"\x17current_input_watermark\x18\a \x01(\x03R\x15currentInputWatermark\"\xf7\x01\n" +
 	"\x12TaskExecutionState\x12(\n" +
 	"\x04task\x18\x01 \x01(\v2\x14.weir.rpc.v1.TaskKeyR\x04task\x121\n" +
 	"\x05state\x18\x02 \x01(\x0e2\x1b.weir.rpc.v1.ExecutionStateR\x05state\x12&\n" +

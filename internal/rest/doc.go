@@ -23,6 +23,8 @@
 //	GET   /jobs/:jobid/vertices/:vertexid     a vertex and its subtasks (status, records, TaskManager)
 //	GET   /jobs/:jobid/vertices/:vertexid/metrics[?get=0.numRecordsIn,...]       per-subtask metrics
 //	GET   /jobs/:jobid/vertices/:vertexid/subtasks/metrics[?get=...&agg=...]     metrics over the subtasks
+//	GET   /jobs/:jobid/vertices/:vertexid/backpressure  {"status","backpressureLevel","subtasks":[{"ratio","idleRatio","busyRatio",...}]}
+//	GET   /jobs/:jobid/vertices/:vertexid/watermarks    [{"id":"<subtask>.currentInputWatermark","value"}]
 //	GET   /config                             the dashboard's configuration
 //	GET   /jobmanager/config                  [{"key","value"}]
 //	GET   /taskmanagers[/:taskmanagerid]      the TaskManagers (of a TaskManagerLister) and their slots
@@ -75,9 +77,12 @@
 //     entries; per-vertex "tasks" of a checkpoint are empty, and
 //     alignment_buffered, processed_data and persisted_data are 0 (not
 //     measured).
-//   - /backpressure and /watermarks of a vertex are not served: Weir does
-//     not measure back-pressure or per-subtask watermarks yet, and an
-//     answer of zeros would mislead.
+//   - Back-pressure is not sampled from stack traces (Flink's old way) but
+//     measured as Flink does now: the time a subtask's loop waited for an
+//     output buffer (back-pressured), for input (idle), and the rest
+//     (busy), per second between two reports of its TaskManager. Flink's
+//     level is written under both of its names, "backpressureLevel" and
+//     "backpressure-level".
 //   - A Go error has no class: "failure-cause" and exception entries name
 //     the class "error", and the stack trace is the error's message.
 //   - "formatType" of a savepoint request accepts only CANONICAL (Weir

@@ -13,10 +13,8 @@ import (
 // and its labels: job_id and job_name; task_id (the vertex id, as the
 // REST API writes it), task_name and subtask_index for the subtasks'.
 // Every value is a gauge, as Flink's reporter exports its counters too.
-// Weir does not measure busy, back-pressured or idle time nor the input
-// watermark per subtask yet: busyTimeMsPerSecond,
-// backPressuredTimeMsPerSecond, idleTimeMsPerSecond and
-// currentInputWatermark are not exported rather than exported as zeros.
+// The busy, idle and back-pressured time per second are measured by the
+// subtask's TaskManager in the task's loop (internal/task/metrics.go).
 
 var (
 	jobLabels     = []string{"job_id", "job_name"}
@@ -83,10 +81,14 @@ var (
 		}),
 	}
 	subtaskMetrics = subtaskMetricsOf(map[string]string{
-		"numRecordsIn":           "Records the subtask received.",
-		"numRecordsOut":          "Records the subtask sent.",
-		"numRecordsInPerSecond":  "Records the subtask received per second, recently.",
-		"numRecordsOutPerSecond": "Records the subtask sent per second, recently.",
+		"numRecordsIn":                 "Records the subtask received.",
+		"numRecordsOut":                "Records the subtask sent.",
+		"numRecordsInPerSecond":        "Records the subtask received per second, recently.",
+		"numRecordsOutPerSecond":       "Records the subtask sent per second, recently.",
+		"busyTimeMsPerSecond":          "Milliseconds per second the subtask was busy, recently.",
+		"idleTimeMsPerSecond":          "Milliseconds per second the subtask waited for input, recently.",
+		"backPressuredTimeMsPerSecond": "Milliseconds per second the subtask waited for an output buffer, recently.",
+		"currentInputWatermark":        "The combined watermark of the subtask's inputs (minimum int64 before the first).",
 	})
 )
 

@@ -61,3 +61,38 @@ func TestVertexPaths(t *testing.T) {
 		t.Errorf("aggregated %+v: want sum 100, max 70, no min", agg)
 	}
 }
+
+// A vertex's back-pressure is its subtasks' measured load as Flink's
+// ratios, the vertex at its worst subtask's level; its watermarks are
+// the subtasks' input watermarks.
+func TestBackPressureAndWatermarks(t *testing.T) {
+	f := newFake()
+	f.jobs[0].Vertices[0].Subtasks = []rest.SubtaskInfo{
+		{Index: 0, Status: "RUNNING", BusyTimeMsPerSecond: 900, IdleTimeMsPerSecond: 100, InputWatermark: 1000},
+		{Index: 1, Status: "RUNNING", BusyTimeMsPerSecond: 200, BackPressuredTimeMsPerSecond: 800, InputWatermark: -9223372036854775808},
+	}
+	ts := serve(t, f, rest.Options{})
+	base := "/jobs/" + runningID + "/vertices/00000000000000000000000000000001"
+	var bp api.JobVertexBackPressure
+	ts.get(t, base+"/backpressure", &bp)
+	want := api.JobVertexBackPressure{Status: "ok", BackPressureLevel: "high", BackPressureLevelOld: "high", EndTimestamp: now.UnixMilli(),
+		Subtasks: []api.SubtaskBackPressure{
+			{Subtask: 0, BackPressureLevel: "ok", BackPressureLevelOld: "ok", Ratio: 0, IdleRatio: 0.1, BusyRatio: 0.9},
+			{Subtask: 1, BackPressureLevel: "high", BackPressureLevelOld: "high", Ratio: 0.8, IdleRatio: 0, BusyRatio: 0.2},
+		}}
+	if len(bp.Subtasks) != 2 || bp.Status != want.Status || bp.BackPressureLevel != want.BackPressureLevel ||
+		bp.EndTimestamp != want.EndTimestamp || bp.Subtasks[0] != want.Subtasks[0] || bp.Subtasks[1] != want.Subtasks[1] {
+		t.Errorf("backpressure %+v, want %+v", bp, want)
+	}
+	var wms []api.Metric
+	ts.get(t, base+"/watermarks", &wms)
+	if len(wms) != 2 || wms[0] != (api.Metric{ID: "0.currentInputWatermark", Value: "1000"}) ||
+		wms[1] != (api.Metric{ID: "1.currentInputWatermark", Value: "-9223372036854775808"}) {
+		t.Errorf("watermarks %+v", wms)
+	}
+	var ms []api.Metric
+	ts.get(t, base+"/metrics?get=1.backPressuredTimeMsPerSecond,0.currentInputWatermark", &ms)
+	if len(ms) != 2 || ms[0] != (api.Metric{ID: "0.currentInputWatermark", Value: "1000"}) || ms[1] != (api.Metric{ID: "1.backPressuredTimeMsPerSecond", Value: "800"}) {
+		t.Errorf("metrics %+v", ms)
+	}
+}

@@ -40,6 +40,8 @@ func (s *Server) routes() http.Handler {
 		"/jobs/{jobid}/accumulators":                         {http.MethodGet: s.accumulators},
 		"/jobs/{jobid}/vertices/{vertexid}":                  {http.MethodGet: s.vertexDetails},
 		"/jobs/{jobid}/vertices/{vertexid}/metrics":          {http.MethodGet: s.vertexMetrics},
+		"/jobs/{jobid}/vertices/{vertexid}/backpressure":     {http.MethodGet: s.backPressure},
+		"/jobs/{jobid}/vertices/{vertexid}/watermarks":       {http.MethodGet: s.watermarks},
 		"/jobs/{jobid}/vertices/{vertexid}/subtasks/metrics": {http.MethodGet: s.subtasksMetrics},
 		"/jobs/{jobid}/status":                               {http.MethodGet: s.jobStatus},
 		"/jobs/{jobid}/exceptions":                           {http.MethodGet: s.exceptions},

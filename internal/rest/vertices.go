@@ -12,7 +12,8 @@ import (
 // The endpoints of a job's vertices and plan, and their metrics.
 
 // vertexMetricNames are the metrics a subtask has, by Flink's names.
-var vertexMetricNames = []string{"numRecordsIn", "numRecordsOut", "numRecordsInPerSecond", "numRecordsOutPerSecond"}
+var vertexMetricNames = []string{"numRecordsIn", "numRecordsOut", "numRecordsInPerSecond", "numRecordsOutPerSecond",
+	"busyTimeMsPerSecond", "idleTimeMsPerSecond", "backPressuredTimeMsPerSecond", "currentInputWatermark"}
 
 // metricOf is the value of metric name of st, and whether it has it.
 func metricOf(st SubtaskInfo, name string) (float64, bool) {
@@ -25,8 +26,31 @@ func metricOf(st SubtaskInfo, name string) (float64, bool) {
 		return st.RecordsInPerSecond, true
 	case "numRecordsOutPerSecond":
 		return st.RecordsOutPerSecond, true
+	case "busyTimeMsPerSecond":
+		return st.BusyTimeMsPerSecond, true
+	case "idleTimeMsPerSecond":
+		return st.IdleTimeMsPerSecond, true
+	case "backPressuredTimeMsPerSecond":
+		return st.BackPressuredTimeMsPerSecond, true
+	case "currentInputWatermark":
+		return float64(st.InputWatermark), true
 	}
 	return 0, false
+}
+
+// metricText is a metric's value as Flink's MetricCollectionResponseBody
+// writes it: a string, integral for the counters and the watermark.
+func metricText(st SubtaskInfo, name string) string {
+	switch name {
+	case "numRecordsIn":
+		return strconv.FormatInt(st.RecordsIn, 10)
+	case "numRecordsOut":
+		return strconv.FormatInt(st.RecordsOut, 10)
+	case "currentInputWatermark":
+		return strconv.FormatInt(st.InputWatermark, 10)
+	}
+	v, _ := metricOf(st, name)
+	return strconv.FormatFloat(v, 'f', -1, 64)
 }
 
 // vertex looks up the job and the vertex of the request's path.
@@ -99,8 +123,7 @@ func (s *Server) vertexMetrics(r *http.Request) (int, any, error) {
 			case get == nil:
 				out = append(out, api.Metric{ID: id})
 			case slices.Contains(get, id):
-				val, _ := metricOf(st, name)
-				out = append(out, api.Metric{ID: id, Value: strconv.FormatFloat(val, 'f', -1, 64)})
+				out = append(out, api.Metric{ID: id, Value: metricText(st, name)})
 			}
 		}
 	}

@@ -116,17 +116,3 @@ func LoadBetween(prev, cur MetricsSample) Load {
 	l.BusyTimeMsPerSecond = max(1000-l.IdleTimeMsPerSecond-l.BackPressuredTimeMsPerSecond, 0)
 	return l
 }
-
-// BackPressureLevel is Flink's level of a back-pressure ratio (the share
-// of time back-pressured, 0 to 1): "ok" up to 0.1, "low" up to 0.5,
-// "high" above.
-func BackPressureLevel(ratio float64) string {
-	switch {
-	case ratio <= 0.1:
-		return "ok"
-	case ratio <= 0.5:
-		return "low"
-	default:
-		return "high"
-	}
-}

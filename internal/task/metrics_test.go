@@ -35,17 +35,6 @@ func TestLoadBetween(t *testing.T) {
 	}
 }
 
-func TestBackPressureLevel(t *testing.T) {
-	for _, tc := range []struct {
-		ratio float64
-		want  string
-	}{{0, "ok"}, {0.1, "ok"}, {0.11, "low"}, {0.5, "low"}, {0.51, "high"}, {1, "high"}} {
-		if got := task.BackPressureLevel(tc.ratio); got != tc.want {
-			t.Errorf("BackPressureLevel(%v) = %q, want %q", tc.ratio, got, tc.want)
-		}
-	}
-}
-
 // A source whose output has no credit waits back-pressured, never idle,
 // and the wait shows while it lasts.
 func TestBackPressuredSourceMeasuresBackPressure(t *testing.T) {

@@ -55,11 +55,11 @@ func startJobManager(t testing.TB, args ...string) *cluster {
 	return nil
 }
 
-// startTaskManager starts a TaskManager with slots slots and waits until
-// it registered.
-func (c *cluster) startTaskManager(t testing.TB, slots string) *proc {
+// startTaskManager starts a TaskManager with slots slots (and flags) and
+// waits until it registered.
+func (c *cluster) startTaskManager(t testing.TB, slots string, flags ...string) *proc {
 	t.Helper()
-	tm := startWeir(t, "taskmanager", "--jobmanager", c.rpc, "--slots", slots, "-v")
+	tm := startWeir(t, append([]string{"taskmanager", "--jobmanager", c.rpc, "--slots", slots, "-v"}, flags...)...)
 	for line := range tm.lines {
 		if strings.Contains(line, "registered with the jobmanager") {
 			return tm

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -231,6 +232,10 @@ func TestRESTFlinkShapes(t *testing.T) {
 		{"/jobs/" + j.id + "/vertices/" + sink, "vertex.json"},
 		{"/jobs/" + j.id + "/vertices/" + sink + "/metrics?get=0.numRecordsIn", "vertex-metrics.json"},
 		{"/jobs/" + j.id + "/vertices/" + sink + "/subtasks/metrics?get=numRecordsIn", "subtasks-metrics.json"},
+		{"/jobs/" + j.id + "/vertices/" + sink + "/backpressure", "backpressure.json"},
+		{"/jobs/" + j.id + "/vertices/" + sink + "/watermarks", "watermarks.json"},
+		{"/overview", "overview.json"},
+		{"/jobs/overview", "jobs-overview.json"},
 	} {
 		want, err := os.ReadFile(filepath.Join("testdata", "flink-rest", tt.fixture))
 		if err != nil {
@@ -249,6 +254,54 @@ func TestRESTFlinkShapes(t *testing.T) {
 	j.get(t, "/jobs/"+j.id+"/plan", &plan)
 	if n := plan.Plan.Nodes; len(n) != 2 || len(n[1].Inputs) != 1 || n[1].Inputs[0].ID != n[0].ID || n[1].Inputs[0].ShipStrategy != "HASH" {
 		t.Errorf("plan %+v: want the source hashed into the counter", plan.Plan)
+	}
+	// The values are live: each of these grows while the job runs.
+	number := func(path string, pick func(any) any) func() float64 {
+		return func() float64 {
+			var v any
+			j.get(t, path, &v)
+			switch x := pick(v).(type) {
+			case float64:
+				return x
+			case string:
+				f, _ := strconv.ParseFloat(x, 64)
+				return f
+			}
+			return 0
+		}
+	}
+	at := func(keys ...any) func(any) any {
+		return func(v any) any {
+			for _, k := range keys {
+				switch k := k.(type) {
+				case string:
+					m, _ := v.(map[string]any)
+					v = m[k]
+				case int:
+					a, _ := v.([]any)
+					if k >= len(a) {
+						return nil
+					}
+					v = a[k]
+				}
+			}
+			return v
+		}
+	}
+	vertex := "/jobs/" + j.id + "/vertices/" + sink
+	for what, read := range map[string]func() float64{
+		"vertex read-records":      number("/jobs/"+j.id, at("vertices", 1, "metrics", "read-records")),
+		"subtask read-records":     number(vertex, at("subtasks", 0, "metrics", "read-records")),
+		"numRecordsIn metric":      number(vertex+"/metrics?get=0.numRecordsIn", at(0, "value")),
+		"numRecordsIn sum":         number(vertex+"/subtasks/metrics?get=numRecordsIn", at(0, "sum")),
+		"completed checkpoints":    number("/jobs/"+j.id+"/checkpoints", at("counts", "completed")),
+		"job duration in overview": number("/jobs/overview", at("jobs", 0, "duration")),
+	} {
+		first := read()
+		await(t, what+" grows", func() (bool, string) {
+			n := read()
+			return n > first, fmt.Sprintf("%v then %v", first, n)
+		})
 	}
 	j.cancel(t)
 }

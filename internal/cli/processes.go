@@ -113,6 +113,7 @@ func newTaskManagerCmd(jobs JobRunner, stdout, stderr io.Writer) *cobra.Command 
 	f.StringVar(&cfg.DataDir, "data-dir", "", "directory of the subtasks' local working files (default: the temporary directory)")
 	f.StringVar(&cfg.DataAddr, "data-addr", "127.0.0.1:0", "where other TaskManagers read this one's results, `HOST:PORT`")
 	f.StringVar(&cfg.RPCAddr, "rpc-addr", "127.0.0.1:0", "where the JobManager reaches this TaskManager, `HOST:PORT`")
+	f.StringVar(&cfg.MetricsAddr, "metrics-addr", "", "serve the subtasks' metrics for Prometheus at http://`HOST:PORT`/metrics (default: not served)")
 	verbose := f.BoolP("verbose", "v", false, "log the TaskManager's informational messages too")
 	hb := heartbeatFlags(cmd)
 	config := configFlag(cmd)
@@ -127,7 +128,10 @@ func newTaskManagerCmd(jobs JobRunner, stdout, stderr io.Writer) *cobra.Command 
 		if err := checkHostPort(cfg.JobManager, false); err != nil {
 			return Usage(fmt.Errorf("taskmanager: invalid value %q for --jobmanager: %w", cfg.JobManager, err))
 		}
-		for _, a := range []struct{ name, v string }{{"rpc-addr", cfg.RPCAddr}, {"data-addr", cfg.DataAddr}} {
+		for _, a := range []struct{ name, v string }{{"rpc-addr", cfg.RPCAddr}, {"data-addr", cfg.DataAddr}, {"metrics-addr", cfg.MetricsAddr}} {
+			if a.v == "" && a.name == "metrics-addr" {
+				continue
+			}
 			if err := checkHostPort(a.v, true); err != nil {
 				return Usage(fmt.Errorf("taskmanager: invalid value %q for --%s: %w", a.v, a.name, err))
 			}
@@ -137,6 +141,9 @@ func newTaskManagerCmd(jobs JobRunner, stdout, stderr io.Writer) *cobra.Command 
 		}
 		cfg.JobManager = dialAddr(cfg.JobManager)
 		cfg.RPCAddr, cfg.DataAddr = listenAddr(cfg.RPCAddr), listenAddr(cfg.DataAddr)
+		if cfg.MetricsAddr != "" {
+			cfg.MetricsAddr = listenAddr(cfg.MetricsAddr)
+		}
 		cfg.Heartbeat = *hb
 		cfg.Logger = NewLogger(stderr, *verbose)
 		cfg.Builder = cj.Builder(stdout, cfg.Logger)
@@ -145,6 +152,9 @@ func newTaskManagerCmd(jobs JobRunner, stdout, stderr io.Writer) *cobra.Command 
 			return err
 		}
 		fmt.Fprintf(stderr, "taskmanager %s: RPC at %s, data at %s, %d slots, JobManager at %s\n", tm.ID(), tm.RPCAddr(), tm.DataAddr(), cfg.Slots, cfg.JobManager)
+		if a := tm.MetricsAddr(); a != "" {
+			fmt.Fprintf(stderr, "taskmanager %s: metrics at http://%s/metrics\n", tm.ID(), a)
+		}
 		<-cmd.Context().Done()
 		fmt.Fprintf(stderr, "taskmanager %s: shutting down (%s)\n", tm.ID(), Interruption(cmd.Context()))
 		tm.Close()

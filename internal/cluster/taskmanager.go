@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
+	"net/http"
 	"sync"
 	"time"
 
@@ -36,6 +38,10 @@ type TaskManagerConfig struct {
 	// DataDir is where its subtasks keep local working files (Pebble's;
 	// taskmanager.state.local.root-dirs; default: the temporary directory).
 	DataDir string
+	// MetricsAddr is where GET /metrics serves its subtasks' metrics in
+	// Prometheus' text format (metrics.reporter.prom.port; "": not
+	// served; a port 0 picks a free one, see TaskManager.MetricsAddr).
+	MetricsAddr string
 	// NetworkMemory is the bytes of network buffers
 	// (taskmanager.memory.network.size; default network's).
 	NetworkMemory int64
@@ -59,9 +65,12 @@ type TaskManager struct {
 	server  *grpcrpc.Server
 	client  *grpcrpc.Client
 	unserve func()
-	cancel  context.CancelFunc
-	done    chan struct{}
-	mu      struct {
+	// metrics serves /metrics at metricsAddr (nil: not served).
+	metrics     *http.Server
+	metricsAddr net.Addr
+	cancel      context.CancelFunc
+	done        chan struct{}
+	mu          struct {
 		sync.Mutex
 		registered chan struct{} // closed on every registration, then replaced
 		count      int
@@ -117,6 +126,11 @@ func StartTaskManager(cfg TaskManagerConfig) (_ *TaskManager, err error) {
 	gw := taskmanager.NewGateway(t.tm, funcspec.NewTable(cfg.Builder), t.client)
 	if t.unserve, err = t.server.ServeTaskExecutor(taskExecutorName, locating{gw, t.locs, t.net}); err != nil {
 		return nil, fmt.Errorf("taskmanager: %w", err)
+	}
+	if cfg.MetricsAddr != "" {
+		if err := t.serveMetrics(cfg.MetricsAddr); err != nil {
+			return nil, err
+		}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	t.cancel = cancel
@@ -226,6 +240,9 @@ func (t *TaskManager) Close() {
 		if t.cancel != nil {
 			t.cancel()
 			<-t.done
+		}
+		if t.metrics != nil {
+			_ = t.metrics.Close()
 		}
 		if t.unserve != nil {
 			t.unserve()

@@ -1,6 +1,7 @@
 package rest
 
 import (
+	"log/slog"
 	"net/http"
 	"strconv"
 
@@ -101,17 +102,29 @@ func (c *collector) Describe(ch chan<- *prometheus.Desc) {
 	for _, m := range jobMetrics {
 		ch <- m.desc
 	}
+	describeSubtasks(ch)
+}
+
+// Collect implements prometheus.Collector.
+func (c *collector) Collect(ch chan<- prometheus.Metric) {
+	jobs := c.s.d.Jobs()
+	for _, j := range jobs {
+		for _, m := range jobMetrics {
+			ch <- prometheus.MustNewConstMetric(m.desc, prometheus.GaugeValue, m.value(j, c), j.ID, j.Name)
+		}
+	}
+	collectSubtasks(ch, jobs)
+}
+
+func describeSubtasks(ch chan<- *prometheus.Desc) {
 	for _, m := range subtaskMetrics {
 		ch <- m.desc
 	}
 }
 
-// Collect implements prometheus.Collector.
-func (c *collector) Collect(ch chan<- prometheus.Metric) {
-	for _, j := range c.s.d.Jobs() {
-		for _, m := range jobMetrics {
-			ch <- prometheus.MustNewConstMetric(m.desc, prometheus.GaugeValue, m.value(j, c), j.ID, j.Name)
-		}
+// collectSubtasks collects the metrics of the jobs' subtasks.
+func collectSubtasks(ch chan<- prometheus.Metric, jobs []JobInfo) {
+	for _, j := range jobs {
 		for _, v := range j.Vertices {
 			for _, st := range v.Subtasks {
 				for _, m := range subtaskMetrics {
@@ -127,10 +140,32 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 func (s *Server) metricsHandler() http.Handler {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(&collector{s: s})
-	return promhttp.HandlerFor(reg, promhttp.HandlerOpts{ErrorLog: slogPrinter{s}})
+	return promhttp.HandlerFor(reg, promhttp.HandlerOpts{ErrorLog: slogPrinter{s.opts.Logger}})
 }
 
-// slogPrinter passes promhttp's errors to the server's logger.
-type slogPrinter struct{ s *Server }
+// subtasksCollector is the prometheus.Collector of the subtasks that
+// jobs lists at each scrape: a TaskManager's.
+type subtasksCollector struct{ jobs func() []JobInfo }
 
-func (p slogPrinter) Println(v ...any) { p.s.opts.Logger.Warn("rest: /metrics", "err", v) }
+// Describe implements prometheus.Collector.
+func (c subtasksCollector) Describe(ch chan<- *prometheus.Desc) { describeSubtasks(ch) }
+
+// Collect implements prometheus.Collector.
+func (c subtasksCollector) Collect(ch chan<- prometheus.Metric) { collectSubtasks(ch, c.jobs()) }
+
+// SubtaskMetricsHandler serves the subtask metrics of the jobs that jobs
+// lists (with their vertices and subtasks) in Prometheus' text format,
+// with the names and labels of GET /metrics: a TaskManager's /metrics.
+func SubtaskMetricsHandler(jobs func() []JobInfo, log *slog.Logger) http.Handler {
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(subtasksCollector{jobs})
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return promhttp.HandlerFor(reg, promhttp.HandlerOpts{ErrorLog: slogPrinter{log}})
+}
+
+// slogPrinter passes promhttp's errors to a logger.
+type slogPrinter struct{ log *slog.Logger }
+
+func (p slogPrinter) Println(v ...any) { p.log.Warn("rest: /metrics", "err", v) }

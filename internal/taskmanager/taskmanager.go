@@ -81,9 +81,10 @@ type Report struct {
 }
 
 type runningTask struct {
-	cancel  context.CancelFunc
-	task    *task.Task
-	reports *reporter
+	cancel     context.CancelFunc
+	task       *task.Task
+	reports    *reporter
+	vertexName string
 }
 
 type taskKey struct {
@@ -212,7 +213,7 @@ func (tm *TaskManager) Submit(d Deployment) error {
 		return refused
 	}
 	reports := &reporter{send: d.Report, metrics: &t.Metrics, id: d.ID, generation: d.Generation}
-	tm.mu.running[key] = &runningTask{cancel: cancel, task: t, reports: reports}
+	tm.mu.running[key] = &runningTask{cancel: cancel, task: t, reports: reports, vertexName: desc.Vertex.Name}
 	tm.wg.Add(1)
 	tm.mu.Unlock()
 

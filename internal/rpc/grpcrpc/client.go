@@ -7,7 +7,7 @@ import (
 	"sync"
 
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/credentials"
 )
 
 // ErrClosed is the error of a call through a closed Client.
@@ -18,8 +18,9 @@ var ErrClosed = errors.New("grpcrpc: client closed")
 // per gateway kind and server (see session). It is safe for concurrent
 // use.
 type Client struct {
-	log *slog.Logger
-	mu  struct {
+	log   *slog.Logger
+	creds credentials.TransportCredentials
+	mu    struct {
 		sync.Mutex
 		conns    map[string]*grpc.ClientConn
 		sessions map[string]*session
@@ -30,7 +31,7 @@ type Client struct {
 // NewClient returns a client with no connection yet.
 func NewClient(opts ...Option) *Client {
 	o := buildOptions(opts)
-	c := &Client{log: o.log}
+	c := &Client{log: o.log, creds: o.clientCreds()}
 	c.mu.conns = map[string]*grpc.ClientConn{}
 	c.mu.sessions = map[string]*session{}
 	return c
@@ -53,7 +54,7 @@ func (c *Client) connLocked(hostport string) (*grpc.ClientConn, error) {
 	}
 	// passthrough: the address is dialled as it is, with no resolver of
 	// its own in between.
-	cc, err := grpc.NewClient("passthrough:///"+hostport, grpc.WithTransportCredentials(insecure.NewCredentials()),
+	cc, err := grpc.NewClient("passthrough:///"+hostport, grpc.WithTransportCredentials(c.creds),
 		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(MaxMessageSize)))
 	if err != nil {
 		return nil, fmt.Errorf("grpcrpc: connect to %s: %w", hostport, err)

@@ -1,6 +1,7 @@
 package grpcrpc
 
 import (
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -40,7 +41,8 @@ const MaxMessageSize = 64 << 20
 type Option func(*options)
 
 type options struct {
-	log *slog.Logger
+	log                  *slog.Logger
+	serverTLS, clientTLS *tls.Config
 }
 
 // WithLogger logs to l instead of slog.Default().
@@ -62,7 +64,7 @@ func Listen(addr string, opts ...Option) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("grpcrpc: listen on %s: %w", addr, err)
 	}
-	s := &Server{lis: lis, gs: grpc.NewServer(grpc.MaxRecvMsgSize(MaxMessageSize)), log: o.log, served: make(chan struct{})}
+	s := &Server{lis: lis, gs: grpc.NewServer(grpc.MaxRecvMsgSize(MaxMessageSize), grpc.Creds(o.serverCreds())), log: o.log, served: make(chan struct{})}
 	s.jobMasters.kind = "JobMaster"
 	s.taskExecutors.kind = "TaskExecutor"
 	s.resourceManager.kind = "ResourceManager"

@@ -1,6 +1,7 @@
 package rest
 
 import (
+	"crypto/tls"
 	"fmt"
 	"log/slog"
 	"time"
@@ -25,6 +26,11 @@ type Options struct {
 	ShutdownTimeout time.Duration
 	// MaxBodyBytes bounds a request's body (default 64 KiB).
 	MaxBodyBytes int64
+	// Token, when set, is the bearer token every request must carry
+	// ("Authorization: Bearer TOKEN"); others get 401.
+	Token string
+	// TLS, when set, makes the server speak HTTPS with it.
+	TLS *tls.Config
 	// MaxTriggers bounds the savepoint operations kept for status queries;
 	// beyond it the oldest finished ones are dropped (default 1024).
 	MaxTriggers int

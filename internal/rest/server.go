@@ -2,6 +2,7 @@ package rest
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -60,7 +61,7 @@ func NewServer(d Dispatcher, opts Options) *Server {
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.mu.triggers = make(map[triggerKey]*trigger)
 	s.mu.changed = make(chan struct{})
-	s.handler = s.routes()
+	s.handler = requireToken(opts.Token, s.routes())
 	return s
 }
 
@@ -120,6 +121,9 @@ func (s *Server) claim(stop context.CancelFunc, served chan struct{}) error {
 
 // serve is Serve after claim.
 func (s *Server) serve(ctx context.Context, ln net.Listener) error {
+	if s.opts.TLS != nil {
+		ln = tls.NewListener(ln, s.opts.TLS)
+	}
 	hs := &http.Server{
 		Handler:           s.handler,
 		ReadHeaderTimeout: 10 * time.Second,

@@ -49,7 +49,16 @@ type result struct {
 
 func runWeir(t testing.TB, args ...string) result {
 	t.Helper()
+	return runWeirEnv(t, nil, args...)
+}
+
+// runWeirEnv is runWeir with env added to the environment.
+func runWeirEnv(t testing.TB, env []string, args ...string) result {
+	t.Helper()
 	cmd := exec.Command(weirBin, args...)
+	if env != nil {
+		cmd.Env = append(os.Environ(), env...)
+	}
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()

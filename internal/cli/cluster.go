@@ -36,7 +36,11 @@ func connect(name, addr string) (*jobManager, error) {
 	if err := checkHostPort(addr, false); err != nil {
 		return nil, Usage(fmt.Errorf("%s: invalid value %q for --jobmanager: %w", name, addr, err))
 	}
-	return newJobManager(addr), nil
+	jm, err := newJobManager(addr)
+	if err != nil {
+		return nil, Usage(fmt.Errorf("%s: %w", name, err))
+	}
+	return jm, nil
 }
 
 // jobArgs accepts JOBID and at most extra more arguments.

@@ -61,6 +61,7 @@ func newJobManagerCmd(jobs JobRunner, stderr io.Writer) *cobra.Command {
 	mode := f.String("scheduler-mode", "default", "the scheduler (jobmanager.scheduler): default")
 	verbose := f.BoolP("verbose", "v", false, "log the JobManager's informational messages too")
 	hb := heartbeatFlags(cmd)
+	sec := securityFlags(cmd, true)
 	config := configFlag(cmd)
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
 		cj, err := clusterJobs(jobs)
@@ -79,7 +80,7 @@ func newJobManagerCmd(jobs JobRunner, stderr io.Writer) *cobra.Command {
 			}
 		}
 		cfg.RPCAddr, cfg.RESTAddr = listenAddr(cfg.RPCAddr), listenAddr(cfg.RESTAddr)
-		cfg.Heartbeat = *hb
+		cfg.Heartbeat, cfg.Security = *hb, *sec
 		cfg.Logger = NewLogger(stderr, *verbose)
 		jm, err := cluster.StartJobManager(cfg, cj)
 		if err != nil {
@@ -116,6 +117,7 @@ func newTaskManagerCmd(jobs JobRunner, stdout, stderr io.Writer) *cobra.Command 
 	f.StringVar(&cfg.MetricsAddr, "metrics-addr", "", "serve the subtasks' metrics for Prometheus at http://`HOST:PORT`/metrics (default: not served)")
 	verbose := f.BoolP("verbose", "v", false, "log the TaskManager's informational messages too")
 	hb := heartbeatFlags(cmd)
+	sec := securityFlags(cmd, false)
 	config := configFlag(cmd)
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
 		cj, err := clusterJobs(jobs)
@@ -144,7 +146,7 @@ func newTaskManagerCmd(jobs JobRunner, stdout, stderr io.Writer) *cobra.Command 
 		if cfg.MetricsAddr != "" {
 			cfg.MetricsAddr = listenAddr(cfg.MetricsAddr)
 		}
-		cfg.Heartbeat = *hb
+		cfg.Heartbeat, cfg.Security = *hb, *sec
 		cfg.Logger = NewLogger(stderr, *verbose)
 		cfg.Builder = cj.Builder(stdout, cfg.Logger)
 		tm, err := cluster.StartTaskManager(cfg)
@@ -205,6 +207,7 @@ func applyConfig(cmd *cobra.Command, path string, jm bool) error {
 			set["data-addr"] = net.JoinHostPort(h, "0")
 		}
 	}
+	securityConfig(c, set, jm)
 	for name, v := range set {
 		if v == "" || cmd.Flags().Changed(name) {
 			continue

@@ -19,9 +19,10 @@ import (
 // field names; internal/rest serves them). It decodes only what the
 // commands print, into its own types, as a client of Flink would.
 type jobManager struct {
-	addr string // HOST:PORT, as the user gave it, for messages
-	base string // http://HOST:PORT
-	http *http.Client
+	addr  string // HOST:PORT, as the user gave it, for messages
+	base  string // http(s)://HOST:PORT
+	token string // bearer token, "" for none (restauth.go)
+	http  *http.Client
 }
 
 // Timeouts of the client: one request, and the wait between two polls of
@@ -33,14 +34,20 @@ const (
 )
 
 // newJobManager returns a client of the JobManager at addr (validated by
-// checkHostPort). Its own transport, which close releases, keeps
-// connections from outliving the command.
-func newJobManager(addr string) *jobManager {
-	return &jobManager{
-		addr: addr,
-		base: "http://" + dialAddr(addr),
-		http: &http.Client{Transport: &http.Transport{}, Timeout: requestTimeout},
+// checkHostPort), with the environment's TLS and token (restauth.go).
+// Its own transport, which close releases, keeps connections from
+// outliving the command.
+func newJobManager(addr string) (*jobManager, error) {
+	scheme, tr, token, err := restSecurity()
+	if err != nil {
+		return nil, err
 	}
+	return &jobManager{
+		addr:  addr,
+		base:  scheme + "://" + dialAddr(addr),
+		token: token,
+		http:  &http.Client{Transport: tr, Timeout: requestTimeout},
+	}, nil
 }
 
 // close releases the client's idle connections.
@@ -145,6 +152,9 @@ func (jm *jobManager) call(ctx context.Context, method, path string, body any, w
 		return fmt.Errorf("request to %s: %w", jm.addr, err)
 	}
 	req.Header.Set("Accept", "application/json")
+	if jm.token != "" {
+		req.Header.Set("Authorization", "Bearer "+jm.token)
+	}
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
@@ -179,7 +189,11 @@ func (jm *jobManager) call(ctx context.Context, method, path string, body any, w
 func (jm *jobManager) answerError(resp *http.Response, b []byte) error {
 	var e api.ErrorResponse
 	if json.Unmarshal(b, &e) == nil && len(e.Errors) > 0 {
-		return &answerError{status: resp.StatusCode, msg: strings.Join(e.Errors, "; ")}
+		msg := strings.Join(e.Errors, "; ")
+		if resp.StatusCode == http.StatusUnauthorized {
+			msg += " (the commands send $" + EnvRESTToken + ")"
+		}
+		return &answerError{status: resp.StatusCode, msg: msg}
 	}
 	return fmt.Errorf("unexpected answer from %s: %s (is it a Weir JobManager's REST address?)", jm.addr, resp.Status)
 }

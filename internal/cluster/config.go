@@ -40,6 +40,28 @@ var configKeys = map[string]struct {
 	"taskmanager.rpc.address":           {"rpc-addr (host) of a TaskManager", nil},
 	"taskmanager.data.address":          {"data-addr", nil},
 	"taskmanager.state.local.root-dirs": {"data-dir", nil},
+	// Security (tls.go): Flink's key names, PEM files for its keystores.
+	"security.ssl.internal.enabled": {"(internal-tls-* apply)", checkBool},
+	"security.ssl.internal.cert":    {"internal-tls-cert", nil},
+	"security.ssl.internal.key":     {"internal-tls-key", nil},
+	"security.ssl.internal.ca":      {"internal-tls-ca", nil},
+	"security.ssl.rest.enabled":     {"(rest-tls-* apply)", checkBool},
+	"security.ssl.rest.cert":        {"rest-tls-cert", nil},
+	"security.ssl.rest.key":         {"rest-tls-key", nil},
+	"security.rest.token-file":      {"rest-token-file", nil},
+}
+
+// Known reports whether key is a configuration key of the processes.
+func Known(key string) bool {
+	_, ok := configKeys[key]
+	return ok
+}
+
+func checkBool(s string) error {
+	if s != "true" && s != "false" {
+		return fmt.Errorf("want true or false")
+	}
+	return nil
 }
 
 // LoadConfig reads a configuration file. Unknown keys, values that are

@@ -36,6 +36,9 @@ type JobManagerConfig struct {
 	// SlotWait is how long a job waits for enough slots at its start and
 	// at every restart (slot.request.timeout).
 	SlotWait time.Duration
+	// Security is the TLS of its RPC and REST servers and the REST
+	// API's token (tls.go).
+	Security Security
 	Logger   *slog.Logger
 }
 
@@ -121,10 +124,15 @@ func StartJobManager(cfg JobManagerConfig, jobs Jobs) (_ *JobManager, err error)
 	if err != nil {
 		return nil, fmt.Errorf("jobmanager: %w", err)
 	}
-	if jm.server, err = grpcrpc.Listen(cfg.RPCAddr, grpcrpc.WithLogger(log)); err != nil {
+	rpcOpts, err := cfg.Security.rpcOptions()
+	if err != nil {
+		return nil, fmt.Errorf("jobmanager: %w", err)
+	}
+	rpcOpts = append(rpcOpts, grpcrpc.WithLogger(log))
+	if jm.server, err = grpcrpc.Listen(cfg.RPCAddr, rpcOpts...); err != nil {
 		return nil, fmt.Errorf("jobmanager: RPC: %w", err)
 	}
-	jm.client = grpcrpc.NewClient(grpcrpc.WithLogger(log))
+	jm.client = grpcrpc.NewClient(rpcOpts...)
 	t := transport{server: jm.server, client: jm.client}
 	jm.cluster, err = minicluster.NewCluster(minicluster.ClusterOptions{
 		Logger: log, Transport: t,
@@ -146,7 +154,11 @@ func StartJobManager(cfg JobManagerConfig, jobs Jobs) (_ *JobManager, err error)
 	if err := jm.dispatcher.recover(); err != nil {
 		return nil, fmt.Errorf("jobmanager: recover the jobs: %w", err)
 	}
-	jm.rest = rest.NewServer(jm.dispatcher, rest.Options{Logger: log})
+	restOpts := rest.Options{Logger: log}
+	if err := cfg.Security.restOptions(&restOpts); err != nil {
+		return nil, fmt.Errorf("jobmanager: %w", err)
+	}
+	jm.rest = rest.NewServer(jm.dispatcher, restOpts)
 	if jm.restAddr, err = jm.rest.Start(cfg.RESTAddr); err != nil {
 		return nil, fmt.Errorf("jobmanager: REST: %w", err)
 	}

@@ -48,7 +48,10 @@ type TaskManagerConfig struct {
 	Heartbeat     Heartbeat
 	// Builder rebuilds the registered jobs of its deployments.
 	Builder funcspec.Builder
-	Logger  *slog.Logger
+	// Security is the TLS of its RPC server, its data plane and its
+	// calls (tls.go); only Internal applies.
+	Security Security
+	Logger   *slog.Logger
 	// RetryMin and RetryMax bound the delay between two attempts to
 	// register (defaults 100 ms and 5 s).
 	RetryMin, RetryMax time.Duration
@@ -113,16 +116,28 @@ func StartTaskManager(cfg TaskManagerConfig) (_ *TaskManager, err error) {
 			t.Close()
 		}
 	}()
-	t.net, err = tcp.New(tcp.Options{ListenAddr: cfg.DataAddr, Locate: t.locs.locate, Logger: log})
+	netOpts := tcp.Options{ListenAddr: cfg.DataAddr, Locate: t.locs.locate, Logger: log}
+	if err := netOpts.Validate(); err != nil {
+		return nil, fmt.Errorf("taskmanager: data plane: %w", err)
+	}
+	if err := cfg.Security.dataPlane(&netOpts); err != nil {
+		return nil, fmt.Errorf("taskmanager: data plane: %w", err)
+	}
+	rpcOpts, err := cfg.Security.rpcOptions()
+	if err != nil {
+		return nil, fmt.Errorf("taskmanager: %w", err)
+	}
+	rpcOpts = append(rpcOpts, grpcrpc.WithLogger(log))
+	t.net, err = tcp.New(netOpts)
 	if err != nil {
 		return nil, fmt.Errorf("taskmanager: data plane: %w", err)
 	}
 	pool := network.NewBufferPool(cfg.NetworkMemory, network.DefaultBufferSize)
 	t.tm = taskmanager.New(id, cfg.Slots, t.net, pool, task.Config{Logger: log, StateBackend: op.StateBackend{LocalDir: cfg.DataDir}}, log)
-	if t.server, err = grpcrpc.Listen(orLoopback(cfg.RPCAddr), grpcrpc.WithLogger(log)); err != nil {
+	if t.server, err = grpcrpc.Listen(orLoopback(cfg.RPCAddr), rpcOpts...); err != nil {
 		return nil, fmt.Errorf("taskmanager: RPC: %w", err)
 	}
-	t.client = grpcrpc.NewClient(grpcrpc.WithLogger(log))
+	t.client = grpcrpc.NewClient(rpcOpts...)
 	gw := taskmanager.NewGateway(t.tm, funcspec.NewTable(cfg.Builder), t.client)
 	if t.unserve, err = t.server.ServeTaskExecutor(taskExecutorName, locating{gw, t.locs, t.net}); err != nil {
 		return nil, fmt.Errorf("taskmanager: %w", err)

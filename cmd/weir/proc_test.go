@@ -24,7 +24,13 @@ type proc struct {
 // startWeir starts the weir binary with args.
 func startWeir(t testing.TB, args ...string) *proc {
 	t.Helper()
-	p := &proc{cmd: exec.Command(weirBin, args...), lines: make(chan string, 1024), done: make(chan struct{})}
+	return startWeirBin(t, weirBin, args...)
+}
+
+// startWeirBin starts the binary bin, a weir of other jobs, with args.
+func startWeirBin(t *testing.T, bin string, args ...string) *proc {
+	t.Helper()
+	p := &proc{cmd: exec.Command(bin, args...), lines: make(chan string, 1024), done: make(chan struct{})}
 	errPipe, err := p.cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)

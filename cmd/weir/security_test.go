@@ -140,3 +140,34 @@ func TestClusterMutualTLSAndToken(t *testing.T) {
 		}
 	})
 }
+
+// Without a host, every listening address of the processes is loopback:
+// the JobManager's RPC and REST addresses given as ":0" or as ports in the
+// configuration file, the TaskManager's RPC and data addresses by default.
+func TestProcessesBindLoopbackByDefault(t *testing.T) {
+	config := filepath.Join(t.TempDir(), "weir.yaml")
+	if err := os.WriteFile(config, []byte("jobmanager.rpc.port: 0\nrest.port: 0\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"--rpc-addr", ":0", "--rest-addr", ":0"},
+		{"--config", config},
+	} {
+		jm := startWeir(t, append([]string{"jobmanager", "--checkpoint-dir", t.TempDir()}, args...)...)
+		var rpc, rest string
+		for line := range jm.lines {
+			if m := jobManagerUp.FindStringSubmatch(line); m != nil {
+				rpc, rest = m[1], m[2]
+				break
+			}
+		}
+		tm := startWeir(t, "taskmanager", "--jobmanager", rpc)
+		awaitLines(t, tm, 1, "taskmanager ", ": RPC at ")
+		tmRPC, tmData := addrsOf(t, tm)
+		for name, addr := range map[string]string{"jobmanager rpc": rpc, "jobmanager rest": rest, "taskmanager rpc": tmRPC, "taskmanager data": tmData} {
+			if host, _, err := net.SplitHostPort(addr); err != nil || host != "127.0.0.1" {
+				t.Errorf("%v: %s listens on %q, want 127.0.0.1", args, name, addr)
+			}
+		}
+	}
+}

@@ -28,7 +28,7 @@ func startWeir(t testing.TB, args ...string) *proc {
 }
 
 // startWeirBin starts the binary bin, a weir of other jobs, with args.
-func startWeirBin(t *testing.T, bin string, args ...string) *proc {
+func startWeirBin(t testing.TB, bin string, args ...string) *proc {
 	t.Helper()
 	p := &proc{cmd: exec.Command(bin, args...), lines: make(chan string, 1024), done: make(chan struct{})}
 	errPipe, err := p.cmd.StderrPipe()

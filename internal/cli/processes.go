@@ -207,7 +207,9 @@ func applyConfig(cmd *cobra.Command, path string, jm bool) error {
 			set["data-addr"] = net.JoinHostPort(h, "0")
 		}
 	}
-	securityConfig(c, set, jm)
+	if err := securityConfig(c, set, jm); err != nil {
+		return Usage(fmt.Errorf("config %s: %w", path, err))
+	}
 	for name, v := range set {
 		if v == "" || cmd.Flags().Changed(name) {
 			continue

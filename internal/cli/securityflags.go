@@ -1,6 +1,10 @@
 package cli
 
 import (
+	"fmt"
+	"maps"
+	"slices"
+
 	"github.com/spf13/cobra"
 
 	"github.com/weir-engine/weir/internal/cluster"
@@ -22,20 +26,40 @@ func securityFlags(cmd *cobra.Command, jm bool) *cluster.Security {
 	return &s
 }
 
+// tlsSection is a configuration's TLS keys under prefix ("enabled" and
+// the file keys) and the flag of each file key.
+type tlsSection struct {
+	prefix string
+	flags  map[string]string
+}
+
+var (
+	internalTLSKeys = tlsSection{"security.ssl.internal.", map[string]string{"cert": "internal-tls-cert", "key": "internal-tls-key", "ca": "internal-tls-ca"}}
+	restTLSKeys     = tlsSection{"security.ssl.rest.", map[string]string{"cert": "rest-tls-cert", "key": "rest-tls-key"}}
+)
+
 // securityConfig adds to set the flags of the configuration's security
-// keys; a section whose enabled key is false sets none.
-func securityConfig(c cluster.Config, set map[string]string, jm bool) {
-	if c["security.ssl.internal.enabled"] != "false" {
-		set["internal-tls-cert"] = c["security.ssl.internal.cert"]
-		set["internal-tls-key"] = c["security.ssl.internal.key"]
-		set["internal-tls-ca"] = c["security.ssl.internal.ca"]
+// keys. A section whose enabled key is false sets none; one whose enabled
+// key is true must name its files, so that a cluster meant to be closed
+// never starts open.
+func securityConfig(c cluster.Config, set map[string]string, jm bool) error {
+	sections := []tlsSection{internalTLSKeys}
+	if jm {
+		sections = append(sections, restTLSKeys)
+		set["rest-token-file"] = c["security.rest.token-file"]
 	}
-	if !jm {
-		return
+	for _, sec := range sections {
+		enabled := c[sec.prefix+"enabled"]
+		if enabled == "false" {
+			continue
+		}
+		for _, suffix := range slices.Sorted(maps.Keys(sec.flags)) {
+			flag, v := sec.flags[suffix], c[sec.prefix+suffix]
+			if v == "" && enabled == "true" {
+				return fmt.Errorf("%senabled is true but %s%s is not set", sec.prefix, sec.prefix, suffix)
+			}
+			set[flag] = v
+		}
 	}
-	if c["security.ssl.rest.enabled"] != "false" {
-		set["rest-tls-cert"] = c["security.ssl.rest.cert"]
-		set["rest-tls-key"] = c["security.ssl.rest.key"]
-	}
-	set["rest-token-file"] = c["security.rest.token-file"]
+	return nil
 }

@@ -38,6 +38,7 @@ type StreamNode struct {
 	OutType               Type
 	Factory               Factory
 	Enumerator            any
+	Alignment             *Alignment
 	Chaining              Chaining
 	Source                bool
 	Keyed                 bool
@@ -153,6 +154,7 @@ func translateOne(g *StreamGraph, t *Transformation, resolved map[*Transformatio
 		OutType:               t.OutType,
 		Factory:               factoryFor(t, g.Config),
 		Enumerator:            t.Enumerator,
+		Alignment:             t.Alignment,
 		Chaining:              t.Chaining,
 		Source:                t.Kind == KindSource,
 		Keyed:                 t.Keyed,

@@ -3,6 +3,7 @@ package graph
 import (
 	"fmt"
 	"strings"
+	"time"
 )
 
 // Kind says what a Transformation stands for.
@@ -71,7 +72,10 @@ type Transformation struct {
 	// Enumerator, for a source with dynamic split assignment, creates its
 	// split enumerator (an op.EnumeratorFactory, opaque here).
 	Enumerator any
-	Chaining   Chaining
+	// Alignment, for a source whose watermark strategy has an alignment
+	// group, says how it aligns its watermark with the group's.
+	Alignment *Alignment
+	Chaining  Chaining
 	// Keyed marks operators whose input is partitioned by key group.
 	Keyed bool
 	// TwoInput marks an operator with two logical inputs: Inputs[0] feeds
@@ -88,6 +92,15 @@ func (t *Transformation) String() string {
 		return fmt.Sprintf("%s (#%d)", t.Name, t.ID)
 	}
 	return fmt.Sprintf("#%d", t.ID)
+}
+
+// Alignment is a source's watermark alignment (FLIP-182): the group, the
+// drift it may run ahead of the group's least watermark, and how often it
+// reports its watermark.
+type Alignment struct {
+	Group          string
+	MaxDrift       time.Duration
+	UpdateInterval time.Duration
 }
 
 // PartitionKind names how records are distributed over the channels of an

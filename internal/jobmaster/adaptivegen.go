@@ -135,7 +135,7 @@ func (jm *JobMaster) graphCreated(e restoredEvent) {
 		closeEnumerators(jm.log, e.enumerators)
 	} else {
 		jm.gens.created = &createdGeneration{deploy: e.r.deploy, rs: e.rs}
-		jm.enumerators = e.enumerators
+		jm.enumerators, jm.alignment = e.enumerators, e.alignment
 	}
 	jm.sched.Step(ev)
 }

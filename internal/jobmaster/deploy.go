@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/weir-engine/weir/internal/alignment"
 	"github.com/weir-engine/weir/internal/checkpoint"
 	"github.com/weir-engine/weir/internal/checkpoint/storage"
 	"github.com/weir-engine/weir/internal/graph"
@@ -44,6 +45,7 @@ type restoredEvent struct {
 	r           *restoring
 	rs          *restored
 	enumerators map[string]op.Enumerator
+	alignment   *alignment.Coordinator
 	err         error
 }
 
@@ -78,7 +80,7 @@ func (jm *JobMaster) startRestore(ctx context.Context, a scheduler.Deploy, creat
 	if old := jm.enumerators; len(old) > 0 {
 		jm.background(func() { closeEnumerators(jm.log, old) })
 	}
-	jm.enumerators = nil
+	jm.enumerators, jm.alignment = nil, nil
 	rctx, cancel := context.WithCancel(ctx)
 	r := &restoring{deploy: a, cancel: cancel, create: create}
 	jm.restoring = r
@@ -94,7 +96,10 @@ func (jm *JobMaster) startRestore(ctx context.Context, a scheduler.Deploy, creat
 			if ev.rs != nil {
 				md = ev.rs.md
 			}
-			ev.enumerators, ev.err = jm.openEnumerators(rctx, jg, md)
+			ev.alignment, ev.err = newAlignment(jg, md)
+			if ev.err == nil {
+				ev.enumerators, ev.err = jm.openEnumerators(rctx, jg, md)
+			}
 		}
 		if rctx.Err() != nil {
 			// Abandoned, or the job is being cancelled: the loop does not
@@ -124,7 +129,7 @@ func (jm *JobMaster) restoreDone(ctx context.Context, e restoredEvent) {
 		jm.failGeneration(e.r.deploy, e.err)
 		return
 	}
-	jm.enumerators = e.enumerators
+	jm.enumerators, jm.alignment = e.enumerators, e.alignment
 	jm.submit(ctx, e.r.deploy, e.rs)
 }
 

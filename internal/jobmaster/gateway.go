@@ -9,6 +9,7 @@ import (
 	"github.com/weir-engine/weir/internal/funcspec"
 	"github.com/weir-engine/weir/internal/graph"
 	"github.com/weir-engine/weir/internal/network"
+	"github.com/weir-engine/weir/internal/op"
 	"github.com/weir-engine/weir/internal/rpc"
 	"github.com/weir-engine/weir/internal/rpc/rpcpb"
 	"github.com/weir-engine/weir/internal/taskmanager"
@@ -178,6 +179,23 @@ func (g *gateway) RequestSplit(_ context.Context, m *rpcpb.SplitRequest) *rpc.Fu
 	g.jm.events.Push(splitRequest{uid: m.GetOperatorUid(), subtask: id.Subtask, attempt: gen, reply: func(split []byte, more bool) {
 		f.Complete(&rpcpb.SplitAssignment{Task: m.GetTask(), OperatorUid: m.GetOperatorUid(), Split: split, NoMoreSplits: !more}, nil)
 	}})
+	return f
+}
+
+// ReportWatermark queues a source subtask's watermark for the loop, which
+// answers with the greatest watermark the subtask may run to. A report of
+// an earlier generation is never answered.
+func (g *gateway) ReportWatermark(_ context.Context, m *rpcpb.WatermarkReport) *rpc.Future[*rpcpb.WatermarkAlignment] {
+	if err := g.ours(m.GetTask()); err != nil {
+		return rpc.Failed[*rpcpb.WatermarkAlignment](err)
+	}
+	_, gen, id := rpc.FromTaskKey(m.GetTask())
+	f := rpc.NewFuture[*rpcpb.WatermarkAlignment]()
+	g.jm.events.Push(watermarkReport{uid: m.GetOperatorUid(), subtask: id.Subtask, attempt: gen,
+		report: op.AlignmentReport{Watermark: m.GetWatermark(), Idle: m.GetIdle(), Finished: m.GetFinished()},
+		reply: func(maxAllowed int64) {
+			f.Complete(&rpcpb.WatermarkAlignment{MaxAllowedWatermark: maxAllowed}, nil)
+		}})
 	return f
 }
 

@@ -18,6 +18,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/weir-engine/weir/internal/alignment"
 	"github.com/weir-engine/weir/internal/checkpoint"
 	"github.com/weir-engine/weir/internal/checkpoint/storage"
 	"github.com/weir-engine/weir/internal/clock"
@@ -175,6 +176,9 @@ type JobMaster struct {
 	lastFailure error
 	// enumerators are the split enumerators of the current generation.
 	enumerators map[string]op.Enumerator
+	// alignment coordinates the watermarks of the current generation's
+	// sources with an alignment group (nil: none).
+	alignment *alignment.Coordinator
 	// restoring is the generation whose restore runs off the loop (nil:
 	// none); held are the events the loop keeps back meanwhile (see
 	// deploy.go).
@@ -356,6 +360,8 @@ func (jm *JobMaster) handle(ctx context.Context, ev any) {
 		jm.requestSavepoint(ctx, e)
 	case splitRequest:
 		jm.handleSplitRequest(e)
+	case watermarkReport:
+		jm.handleWatermarkReport(e)
 	}
 }
 

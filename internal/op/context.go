@@ -37,6 +37,9 @@ type Context struct {
 	// Splits asks the source's enumerator for splits (sources with dynamic
 	// split assignment only; nil otherwise).
 	Splits SplitRequester
+	// Alignment reports the watermark of a source with an alignment group
+	// (nil otherwise, or when the runtime does not align).
+	Alignment WatermarkAligner
 	// StateBackend says where keyed state lives.
 	StateBackend StateBackend
 	// Restored is the state to start from, or nil for a fresh start.

@@ -24,6 +24,9 @@ type JobMasterGateway interface {
 	EndOfData(ctx context.Context, m *rpcpb.EndOfData) *Future[*rpcpb.Ack]
 	// RequestSplit asks a source operator's split enumerator for a split.
 	RequestSplit(ctx context.Context, m *rpcpb.SplitRequest) *Future[*rpcpb.SplitAssignment]
+	// ReportWatermark reports a source subtask's watermark for watermark
+	// alignment; the answer is the greatest watermark it may run to.
+	ReportWatermark(ctx context.Context, m *rpcpb.WatermarkReport) *Future[*rpcpb.WatermarkAlignment]
 	// OfferSlots offers a TaskManager's slots to the job.
 	OfferSlots(ctx context.Context, m *rpcpb.OfferSlotsRequest) *Future[*rpcpb.OfferSlotsResponse]
 	// DisconnectTaskManager tells the JobMaster a TaskManager is gone.

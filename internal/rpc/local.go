@@ -137,6 +137,10 @@ func (c jobMasterClient) RequestSplit(ctx context.Context, m *rpcpb.SplitRequest
 	return call(ctx, c.l, c.l.mu.jobMasters, c.addr, m, JobMasterGateway.RequestSplit)
 }
 
+func (c jobMasterClient) ReportWatermark(ctx context.Context, m *rpcpb.WatermarkReport) *Future[*rpcpb.WatermarkAlignment] {
+	return call(ctx, c.l, c.l.mu.jobMasters, c.addr, m, JobMasterGateway.ReportWatermark)
+}
+
 func (c jobMasterClient) OfferSlots(ctx context.Context, m *rpcpb.OfferSlotsRequest) *Future[*rpcpb.OfferSlotsResponse] {
 	return call(ctx, c.l, c.l.mu.jobMasters, c.addr, m, JobMasterGateway.OfferSlots)
 }

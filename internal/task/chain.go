@@ -162,6 +162,7 @@ func (t *Task) buildChain(writers map[*graph.StreamEdge]network.Writer) error {
 			StateBackend:   t.cfg.StateBackend,
 			Restored:       t.desc.Restored[n.UID],
 			Splits:         t.splitRequester(n),
+			Alignment:      t.aligner(n),
 		}
 		built[n] = c
 		t.chain[i] = c

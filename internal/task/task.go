@@ -77,6 +77,10 @@ type Descriptor struct {
 	// split for this subtask (dynamic split assignment); reply may be
 	// called from any goroutine.
 	RequestSplit func(uid string, subtask int, reply func(split []byte, ok bool))
+	// ReportWatermark reports the watermark of the source operator uid to
+	// the JobMaster's alignment coordinator; reply may be called from any
+	// goroutine.
+	ReportWatermark func(uid string, subtask int, r op.AlignmentReport, reply func(maxAllowed int64))
 	// FinishedOnRestore marks a subtask of an operator that had fully
 	// finished at the checkpoint restored from (FLIP-147): it opens no
 	// operator, ends its outputs at once and finishes.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/weir-engine/weir/internal/funcspec"
+	"github.com/weir-engine/weir/internal/op"
 	"github.com/weir-engine/weir/internal/rpc"
 	"github.com/weir-engine/weir/internal/rpc/rpcpb"
 	"github.com/weir-engine/weir/internal/scheduler"
@@ -76,6 +77,18 @@ func (g *Gateway) deployment(d *rpcpb.TaskDeploymentDescriptor) (Deployment, err
 					reply(a.GetSplit(), !a.GetNoMoreSplits())
 				})
 		},
+	}
+	init.ReportWatermark = func(uid string, _ int, r op.AlignmentReport, reply func(int64)) {
+		jm.ReportWatermark(context.Background(), &rpcpb.WatermarkReport{Task: key, OperatorUid: uid,
+			Watermark: r.Watermark, Idle: r.Idle, Finished: r.Finished}).OnComplete(
+			func(a *rpcpb.WatermarkAlignment, err error) {
+				if err != nil {
+					// The JobMaster is gone: no answer would be current.
+					g.tm.log.Debug("watermark report", "task", id, "uid", uid, "err", err)
+					return
+				}
+				reply(a.GetMaxAllowedWatermark())
+			})
 	}
 	if init.Checkpointing {
 		init.CheckpointStorage = d.GetCheckpointing().GetStorage()

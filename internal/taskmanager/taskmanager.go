@@ -24,6 +24,7 @@ import (
 	"github.com/weir-engine/weir/internal/checkpoint/storage"
 	"github.com/weir-engine/weir/internal/graph"
 	"github.com/weir-engine/weir/internal/network"
+	"github.com/weir-engine/weir/internal/op"
 	"github.com/weir-engine/weir/internal/scheduler"
 	"github.com/weir-engine/weir/internal/scheduler/slots"
 	"github.com/weir-engine/weir/internal/task"
@@ -66,6 +67,8 @@ type Init struct {
 	FinishedOnRestore bool
 	// RequestSplit reaches the JobMaster's split enumerators.
 	RequestSplit func(uid string, subtask int, reply func(split []byte, ok bool))
+	// ReportWatermark reaches the JobMaster's watermark alignment.
+	ReportWatermark func(uid string, subtask int, r op.AlignmentReport, reply func(maxAllowed int64))
 }
 
 // Report is a subtask's state change with its counters and the last
@@ -182,6 +185,7 @@ func (tm *TaskManager) Submit(d Deployment) error {
 		Vertex: d.Graph.Vertices[d.ID.Vertex], Subtask: d.ID.Subtask, Network: tm.net, Channels: d.Channels,
 		Checkpointing: d.Init.Checkpointing, NoFinalCheckpoint: d.Init.NoFinalCheckpoint,
 		LastCheckpointID: d.Init.LastCheckpointID, FinishedOnRestore: d.Init.FinishedOnRestore, RequestSplit: d.Init.RequestSplit,
+		ReportWatermark: d.Init.ReportWatermark,
 	}
 	var writer *stateWriter
 	if d.Init.Checkpoints != nil {

@@ -330,6 +330,10 @@ func (x jobMasterClient) RequestSplit(ctx context.Context, m *rpcpb.SplitRequest
 	return call[*rpcpb.SplitAssignment](ctx, x.c, jobMasterKind, x.addr, "RequestSplit", "request_split", m)
 }
 
+func (x jobMasterClient) ReportWatermark(ctx context.Context, m *rpcpb.WatermarkReport) *rpc.Future[*rpcpb.WatermarkAlignment] {
+	return call[*rpcpb.WatermarkAlignment](ctx, x.c, jobMasterKind, x.addr, "ReportWatermark", "report_watermark", m)
+}
+
 func (x jobMasterClient) OfferSlots(ctx context.Context, m *rpcpb.OfferSlotsRequest) *rpc.Future[*rpcpb.OfferSlotsResponse] {
 	return call[*rpcpb.OfferSlotsResponse](ctx, x.c, jobMasterKind, x.addr, "OfferSlots", "offer_slots", m)
 }

@@ -77,6 +77,10 @@ func (g jobMaster) EndOfData(ctx context.Context, m *rpcpb.EndOfData) *rpc.Futur
 	return answer[*rpcpb.Ack](ctx, g.r, "JobMaster.EndOfData", m)
 }
 
+func (g jobMaster) ReportWatermark(ctx context.Context, m *rpcpb.WatermarkReport) *rpc.Future[*rpcpb.WatermarkAlignment] {
+	return answer[*rpcpb.WatermarkAlignment](ctx, g.r, "JobMaster.ReportWatermark", m)
+}
+
 func (g jobMaster) RequestSplit(ctx context.Context, m *rpcpb.SplitRequest) *rpc.Future[*rpcpb.SplitAssignment] {
 	return answer[*rpcpb.SplitAssignment](ctx, g.r, "JobMaster.RequestSplit", m)
 }

@@ -32,6 +32,7 @@ var (
 		"decline_checkpoint":          method(rpc.JobMasterGateway.DeclineCheckpoint),
 		"end_of_data":                 method(rpc.JobMasterGateway.EndOfData),
 		"request_split":               method(rpc.JobMasterGateway.RequestSplit),
+		"report_watermark":            method(rpc.JobMasterGateway.ReportWatermark),
 		"offer_slots":                 method(rpc.JobMasterGateway.OfferSlots),
 		"disconnect_task_manager":     method(rpc.JobMasterGateway.DisconnectTaskManager),
 	}

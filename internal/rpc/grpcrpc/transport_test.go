@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"net"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -98,6 +99,10 @@ func calls() []call {
 			func(ctx context.Context, c *cluster, m proto.Message) (proto.Message, error) {
 				return wait(c.jm.RequestSplit(ctx, m.(*rpcpb.SplitRequest)))
 			}},
+		{"JobMaster.ReportWatermark", &rpcpb.WatermarkReport{Task: task, OperatorUid: "src", Watermark: 42, Idle: true}, &rpcpb.WatermarkAlignment{MaxAllowedWatermark: 1042},
+			func(ctx context.Context, c *cluster, m proto.Message) (proto.Message, error) {
+				return wait(c.jm.ReportWatermark(ctx, m.(*rpcpb.WatermarkReport)))
+			}},
 		{"JobMaster.OfferSlots", &rpcpb.OfferSlotsRequest{TaskManagerId: "tm-1", JobId: "job-1", Offers: []*rpcpb.SlotOffer{{Slot: &rpcpb.SlotId{TaskManagerId: "tm-1", Index: 1}, AllocationId: "a1"}}, Address: "127.0.0.1:1/tm-1"},
 			&rpcpb.OfferSlotsResponse{Accepted: []*rpcpb.SlotOffer{{Slot: &rpcpb.SlotId{TaskManagerId: "tm-1", Index: 1}, AllocationId: "a1"}}},
 			func(ctx context.Context, c *cluster, m proto.Message) (proto.Message, error) {
@@ -156,8 +161,10 @@ func calls() []call {
 func TestEveryMethodRoundTrips(t *testing.T) {
 	c := newCluster(t)
 	all := calls()
-	if len(all) != 17 {
-		t.Fatalf("the table has %d methods, the three gateways 17", len(all))
+	want := reflect.TypeFor[rpc.JobMasterGateway]().NumMethod() + reflect.TypeFor[rpc.TaskExecutorGateway]().NumMethod() +
+		reflect.TypeFor[rpc.ResourceManagerGateway]().NumMethod()
+	if len(all) != want {
+		t.Fatalf("the table has %d methods, the three gateways %d", len(all), want)
 	}
 	for _, tc := range all {
 		t.Run(tc.method, func(t *testing.T) {

@@ -205,6 +205,7 @@ type JobMasterCall struct {
 	//	*JobMasterCall_RequestSplit
 	//	*JobMasterCall_OfferSlots
 	//	*JobMasterCall_DisconnectTaskManager
+	//	*JobMasterCall_ReportWatermark
 	Request       isJobMasterCall_Request `protobuf_oneof:"request"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -326,6 +327,15 @@ func (x *JobMasterCall) GetDisconnectTaskManager() *DisconnectTaskManager {
 	return nil
 }
 
+func (x *JobMasterCall) GetReportWatermark() *WatermarkReport {
+	if x != nil {
+		if x, ok := x.Request.(*JobMasterCall_ReportWatermark); ok {
+			return x.ReportWatermark
+		}
+	}
+	return nil
+}
+
 type isJobMasterCall_Request interface {
 	isJobMasterCall_Request()
 }
@@ -362,6 +372,10 @@ type JobMasterCall_DisconnectTaskManager struct {
 	DisconnectTaskManager *DisconnectTaskManager `protobuf:"bytes,16,opt,name=disconnect_task_manager,json=disconnectTaskManager,proto3,oneof"`
 }
 
+type JobMasterCall_ReportWatermark struct {
+	ReportWatermark *WatermarkReport `protobuf:"bytes,17,opt,name=report_watermark,json=reportWatermark,proto3,oneof"`
+}
+
 func (*JobMasterCall_Cancel) isJobMasterCall_Request() {}
 
 func (*JobMasterCall_UpdateTaskExecutionState) isJobMasterCall_Request() {}
@@ -378,6 +392,8 @@ func (*JobMasterCall_OfferSlots) isJobMasterCall_Request() {}
 
 func (*JobMasterCall_DisconnectTaskManager) isJobMasterCall_Request() {}
 
+func (*JobMasterCall_ReportWatermark) isJobMasterCall_Request() {}
+
 // JobMasterReply answers the JobMasterCall with the same id.
 type JobMasterReply struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -392,6 +408,7 @@ type JobMasterReply struct {
 	//	*JobMasterReply_RequestSplit
 	//	*JobMasterReply_OfferSlots
 	//	*JobMasterReply_DisconnectTaskManager
+	//	*JobMasterReply_ReportWatermark
 	Response      isJobMasterReply_Response `protobuf_oneof:"response"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -513,6 +530,15 @@ func (x *JobMasterReply) GetDisconnectTaskManager() *Ack {
 	return nil
 }
 
+func (x *JobMasterReply) GetReportWatermark() *WatermarkAlignment {
+	if x != nil {
+		if x, ok := x.Response.(*JobMasterReply_ReportWatermark); ok {
+			return x.ReportWatermark
+		}
+	}
+	return nil
+}
+
 type isJobMasterReply_Response interface {
 	isJobMasterReply_Response()
 }
@@ -549,6 +575,10 @@ type JobMasterReply_DisconnectTaskManager struct {
 	DisconnectTaskManager *Ack `protobuf:"bytes,16,opt,name=disconnect_task_manager,json=disconnectTaskManager,proto3,oneof"`
 }
 
+type JobMasterReply_ReportWatermark struct {
+	ReportWatermark *WatermarkAlignment `protobuf:"bytes,17,opt,name=report_watermark,json=reportWatermark,proto3,oneof"`
+}
+
 func (*JobMasterReply_Failure) isJobMasterReply_Response() {}
 
 func (*JobMasterReply_UpdateTaskExecutionState) isJobMasterReply_Response() {}
@@ -564,6 +594,8 @@ func (*JobMasterReply_RequestSplit) isJobMasterReply_Response() {}
 func (*JobMasterReply_OfferSlots) isJobMasterReply_Response() {}
 
 func (*JobMasterReply_DisconnectTaskManager) isJobMasterReply_Response() {}
+
+func (*JobMasterReply_ReportWatermark) isJobMasterReply_Response() {}
 
 // TaskExecutorCall is a call of the TaskExecutorGateway, or the cancellation of one.
 type TaskExecutorCall struct {
@@ -1199,7 +1231,7 @@ const file_weir_rpc_v1_service_proto_rawDesc = "" +
 	"\x02id\x18\x01 \x01(\x04R\x02id\"Y\n" +
 	"\vCallFailure\x12(\n" +
 	"\x05error\x18\x01 \x01(\v2\x12.weir.rpc.v1.ErrorR\x05error\x12 \n" +
-	"\vunreachable\x18\x02 \x01(\bR\vunreachable\"\xab\x05\n" +
+	"\vunreachable\x18\x02 \x01(\bR\vunreachable\"\xf6\x05\n" +
 	"\rJobMasterCall\x12/\n" +
 	"\x06header\x18\x01 \x01(\v2\x17.weir.rpc.v1.CallHeaderR\x06header\x121\n" +
 	"\x06cancel\x18\x02 \x01(\v2\x17.weir.rpc.v1.CallCancelH\x00R\x06cancel\x12`\n" +
@@ -1211,8 +1243,9 @@ const file_weir_rpc_v1_service_proto_rawDesc = "" +
 	"\rrequest_split\x18\x0e \x01(\v2\x19.weir.rpc.v1.SplitRequestH\x00R\frequestSplit\x12A\n" +
 	"\voffer_slots\x18\x0f \x01(\v2\x1e.weir.rpc.v1.OfferSlotsRequestH\x00R\n" +
 	"offerSlots\x12\\\n" +
-	"\x17disconnect_task_manager\x18\x10 \x01(\v2\".weir.rpc.v1.DisconnectTaskManagerH\x00R\x15disconnectTaskManagerB\t\n" +
-	"\arequest\"\xe9\x04\n" +
+	"\x17disconnect_task_manager\x18\x10 \x01(\v2\".weir.rpc.v1.DisconnectTaskManagerH\x00R\x15disconnectTaskManager\x12I\n" +
+	"\x10report_watermark\x18\x11 \x01(\v2\x1c.weir.rpc.v1.WatermarkReportH\x00R\x0freportWatermarkB\t\n" +
+	"\arequest\"\xb7\x05\n" +
 	"\x0eJobMasterReply\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x04R\x02id\x124\n" +
 	"\afailure\x18\x02 \x01(\v2\x18.weir.rpc.v1.CallFailureH\x00R\afailure\x12n\n" +
@@ -1224,7 +1257,8 @@ const file_weir_rpc_v1_service_proto_rawDesc = "" +
 	"\rrequest_split\x18\x0e \x01(\v2\x1c.weir.rpc.v1.SplitAssignmentH\x00R\frequestSplit\x12B\n" +
 	"\voffer_slots\x18\x0f \x01(\v2\x1f.weir.rpc.v1.OfferSlotsResponseH\x00R\n" +
 	"offerSlots\x12J\n" +
-	"\x17disconnect_task_manager\x18\x10 \x01(\v2\x10.weir.rpc.v1.AckH\x00R\x15disconnectTaskManagerB\n" +
+	"\x17disconnect_task_manager\x18\x10 \x01(\v2\x10.weir.rpc.v1.AckH\x00R\x15disconnectTaskManager\x12L\n" +
+	"\x10report_watermark\x18\x11 \x01(\v2\x1f.weir.rpc.v1.WatermarkAlignmentH\x00R\x0freportWatermarkB\n" +
 	"\n" +
 	"\bresponse\"\xaf\x05\n" +
 	"\x10TaskExecutorCall\x12/\n" +
@@ -1314,23 +1348,25 @@ var file_weir_rpc_v1_service_proto_goTypes = []any{
 	(*SplitRequest)(nil),                     // 14: weir.rpc.v1.SplitRequest
 	(*OfferSlotsRequest)(nil),                // 15: weir.rpc.v1.OfferSlotsRequest
 	(*DisconnectTaskManager)(nil),            // 16: weir.rpc.v1.DisconnectTaskManager
-	(*UpdateTaskExecutionStateResponse)(nil), // 17: weir.rpc.v1.UpdateTaskExecutionStateResponse
-	(*Ack)(nil),                              // 18: weir.rpc.v1.Ack
-	(*SplitAssignment)(nil),                  // 19: weir.rpc.v1.SplitAssignment
-	(*OfferSlotsResponse)(nil),               // 20: weir.rpc.v1.OfferSlotsResponse
-	(*TaskDeploymentDescriptor)(nil),         // 21: weir.rpc.v1.TaskDeploymentDescriptor
-	(*CancelTaskRequest)(nil),                // 22: weir.rpc.v1.CancelTaskRequest
-	(*TriggerCheckpointRequest)(nil),         // 23: weir.rpc.v1.TriggerCheckpointRequest
-	(*NotifyCheckpointComplete)(nil),         // 24: weir.rpc.v1.NotifyCheckpointComplete
-	(*NotifyCheckpointAborted)(nil),          // 25: weir.rpc.v1.NotifyCheckpointAborted
-	(*RequestSlotRequest)(nil),               // 26: weir.rpc.v1.RequestSlotRequest
-	(*Heartbeat)(nil),                        // 27: weir.rpc.v1.Heartbeat
-	(*SubmitTaskResponse)(nil),               // 28: weir.rpc.v1.SubmitTaskResponse
-	(*CancelTaskResponse)(nil),               // 29: weir.rpc.v1.CancelTaskResponse
-	(*TriggerCheckpointResponse)(nil),        // 30: weir.rpc.v1.TriggerCheckpointResponse
-	(*RequestSlotResponse)(nil),              // 31: weir.rpc.v1.RequestSlotResponse
-	(*RegisterTaskManagerRequest)(nil),       // 32: weir.rpc.v1.RegisterTaskManagerRequest
-	(*RegisterTaskManagerResponse)(nil),      // 33: weir.rpc.v1.RegisterTaskManagerResponse
+	(*WatermarkReport)(nil),                  // 17: weir.rpc.v1.WatermarkReport
+	(*UpdateTaskExecutionStateResponse)(nil), // 18: weir.rpc.v1.UpdateTaskExecutionStateResponse
+	(*Ack)(nil),                              // 19: weir.rpc.v1.Ack
+	(*SplitAssignment)(nil),                  // 20: weir.rpc.v1.SplitAssignment
+	(*OfferSlotsResponse)(nil),               // 21: weir.rpc.v1.OfferSlotsResponse
+	(*WatermarkAlignment)(nil),               // 22: weir.rpc.v1.WatermarkAlignment
+	(*TaskDeploymentDescriptor)(nil),         // 23: weir.rpc.v1.TaskDeploymentDescriptor
+	(*CancelTaskRequest)(nil),                // 24: weir.rpc.v1.CancelTaskRequest
+	(*TriggerCheckpointRequest)(nil),         // 25: weir.rpc.v1.TriggerCheckpointRequest
+	(*NotifyCheckpointComplete)(nil),         // 26: weir.rpc.v1.NotifyCheckpointComplete
+	(*NotifyCheckpointAborted)(nil),          // 27: weir.rpc.v1.NotifyCheckpointAborted
+	(*RequestSlotRequest)(nil),               // 28: weir.rpc.v1.RequestSlotRequest
+	(*Heartbeat)(nil),                        // 29: weir.rpc.v1.Heartbeat
+	(*SubmitTaskResponse)(nil),               // 30: weir.rpc.v1.SubmitTaskResponse
+	(*CancelTaskResponse)(nil),               // 31: weir.rpc.v1.CancelTaskResponse
+	(*TriggerCheckpointResponse)(nil),        // 32: weir.rpc.v1.TriggerCheckpointResponse
+	(*RequestSlotResponse)(nil),              // 33: weir.rpc.v1.RequestSlotResponse
+	(*RegisterTaskManagerRequest)(nil),       // 34: weir.rpc.v1.RegisterTaskManagerRequest
+	(*RegisterTaskManagerResponse)(nil),      // 35: weir.rpc.v1.RegisterTaskManagerResponse
 }
 var file_weir_rpc_v1_service_proto_depIdxs = []int32{
 	9,  // 0: weir.rpc.v1.CallFailure.error:type_name -> weir.rpc.v1.Error
@@ -1343,53 +1379,55 @@ var file_weir_rpc_v1_service_proto_depIdxs = []int32{
 	14, // 7: weir.rpc.v1.JobMasterCall.request_split:type_name -> weir.rpc.v1.SplitRequest
 	15, // 8: weir.rpc.v1.JobMasterCall.offer_slots:type_name -> weir.rpc.v1.OfferSlotsRequest
 	16, // 9: weir.rpc.v1.JobMasterCall.disconnect_task_manager:type_name -> weir.rpc.v1.DisconnectTaskManager
-	2,  // 10: weir.rpc.v1.JobMasterReply.failure:type_name -> weir.rpc.v1.CallFailure
-	17, // 11: weir.rpc.v1.JobMasterReply.update_task_execution_state:type_name -> weir.rpc.v1.UpdateTaskExecutionStateResponse
-	18, // 12: weir.rpc.v1.JobMasterReply.acknowledge_checkpoint:type_name -> weir.rpc.v1.Ack
-	18, // 13: weir.rpc.v1.JobMasterReply.decline_checkpoint:type_name -> weir.rpc.v1.Ack
-	18, // 14: weir.rpc.v1.JobMasterReply.end_of_data:type_name -> weir.rpc.v1.Ack
-	19, // 15: weir.rpc.v1.JobMasterReply.request_split:type_name -> weir.rpc.v1.SplitAssignment
-	20, // 16: weir.rpc.v1.JobMasterReply.offer_slots:type_name -> weir.rpc.v1.OfferSlotsResponse
-	18, // 17: weir.rpc.v1.JobMasterReply.disconnect_task_manager:type_name -> weir.rpc.v1.Ack
-	0,  // 18: weir.rpc.v1.TaskExecutorCall.header:type_name -> weir.rpc.v1.CallHeader
-	1,  // 19: weir.rpc.v1.TaskExecutorCall.cancel:type_name -> weir.rpc.v1.CallCancel
-	21, // 20: weir.rpc.v1.TaskExecutorCall.submit_task:type_name -> weir.rpc.v1.TaskDeploymentDescriptor
-	22, // 21: weir.rpc.v1.TaskExecutorCall.cancel_task:type_name -> weir.rpc.v1.CancelTaskRequest
-	23, // 22: weir.rpc.v1.TaskExecutorCall.trigger_checkpoint:type_name -> weir.rpc.v1.TriggerCheckpointRequest
-	24, // 23: weir.rpc.v1.TaskExecutorCall.notify_checkpoint_complete:type_name -> weir.rpc.v1.NotifyCheckpointComplete
-	25, // 24: weir.rpc.v1.TaskExecutorCall.notify_checkpoint_aborted:type_name -> weir.rpc.v1.NotifyCheckpointAborted
-	26, // 25: weir.rpc.v1.TaskExecutorCall.request_slot:type_name -> weir.rpc.v1.RequestSlotRequest
-	27, // 26: weir.rpc.v1.TaskExecutorCall.heartbeat:type_name -> weir.rpc.v1.Heartbeat
-	2,  // 27: weir.rpc.v1.TaskExecutorReply.failure:type_name -> weir.rpc.v1.CallFailure
-	28, // 28: weir.rpc.v1.TaskExecutorReply.submit_task:type_name -> weir.rpc.v1.SubmitTaskResponse
-	29, // 29: weir.rpc.v1.TaskExecutorReply.cancel_task:type_name -> weir.rpc.v1.CancelTaskResponse
-	30, // 30: weir.rpc.v1.TaskExecutorReply.trigger_checkpoint:type_name -> weir.rpc.v1.TriggerCheckpointResponse
-	18, // 31: weir.rpc.v1.TaskExecutorReply.notify_checkpoint_complete:type_name -> weir.rpc.v1.Ack
-	18, // 32: weir.rpc.v1.TaskExecutorReply.notify_checkpoint_aborted:type_name -> weir.rpc.v1.Ack
-	31, // 33: weir.rpc.v1.TaskExecutorReply.request_slot:type_name -> weir.rpc.v1.RequestSlotResponse
-	27, // 34: weir.rpc.v1.TaskExecutorReply.heartbeat:type_name -> weir.rpc.v1.Heartbeat
-	0,  // 35: weir.rpc.v1.ResourceManagerCall.header:type_name -> weir.rpc.v1.CallHeader
-	1,  // 36: weir.rpc.v1.ResourceManagerCall.cancel:type_name -> weir.rpc.v1.CallCancel
-	32, // 37: weir.rpc.v1.ResourceManagerCall.register_task_manager:type_name -> weir.rpc.v1.RegisterTaskManagerRequest
-	27, // 38: weir.rpc.v1.ResourceManagerCall.heartbeat:type_name -> weir.rpc.v1.Heartbeat
-	16, // 39: weir.rpc.v1.ResourceManagerCall.disconnect_task_manager:type_name -> weir.rpc.v1.DisconnectTaskManager
-	2,  // 40: weir.rpc.v1.ResourceManagerReply.failure:type_name -> weir.rpc.v1.CallFailure
-	33, // 41: weir.rpc.v1.ResourceManagerReply.register_task_manager:type_name -> weir.rpc.v1.RegisterTaskManagerResponse
-	27, // 42: weir.rpc.v1.ResourceManagerReply.heartbeat:type_name -> weir.rpc.v1.Heartbeat
-	18, // 43: weir.rpc.v1.ResourceManagerReply.disconnect_task_manager:type_name -> weir.rpc.v1.Ack
-	3,  // 44: weir.rpc.v1.JobMasterService.Calls:input_type -> weir.rpc.v1.JobMasterCall
-	5,  // 45: weir.rpc.v1.TaskExecutorService.Calls:input_type -> weir.rpc.v1.TaskExecutorCall
-	7,  // 46: weir.rpc.v1.ResourceManagerService.Calls:input_type -> weir.rpc.v1.ResourceManagerCall
-	27, // 47: weir.rpc.v1.HeartbeatService.Heartbeats:input_type -> weir.rpc.v1.Heartbeat
-	4,  // 48: weir.rpc.v1.JobMasterService.Calls:output_type -> weir.rpc.v1.JobMasterReply
-	6,  // 49: weir.rpc.v1.TaskExecutorService.Calls:output_type -> weir.rpc.v1.TaskExecutorReply
-	8,  // 50: weir.rpc.v1.ResourceManagerService.Calls:output_type -> weir.rpc.v1.ResourceManagerReply
-	27, // 51: weir.rpc.v1.HeartbeatService.Heartbeats:output_type -> weir.rpc.v1.Heartbeat
-	48, // [48:52] is the sub-list for method output_type
-	44, // [44:48] is the sub-list for method input_type
-	44, // [44:44] is the sub-list for extension type_name
-	44, // [44:44] is the sub-list for extension extendee
-	0,  // [0:44] is the sub-list for field type_name
+	17, // 10: weir.rpc.v1.JobMasterCall.report_watermark:type_name -> weir.rpc.v1.WatermarkReport
+	2,  // 11: weir.rpc.v1.JobMasterReply.failure:type_name -> weir.rpc.v1.CallFailure
+	18, // 12: weir.rpc.v1.JobMasterReply.update_task_execution_state:type_name -> weir.rpc.v1.UpdateTaskExecutionStateResponse
+	19, // 13: weir.rpc.v1.JobMasterReply.acknowledge_checkpoint:type_name -> weir.rpc.v1.Ack
+	19, // 14: weir.rpc.v1.JobMasterReply.decline_checkpoint:type_name -> weir.rpc.v1.Ack
+	19, // 15: weir.rpc.v1.JobMasterReply.end_of_data:type_name -> weir.rpc.v1.Ack
+	20, // 16: weir.rpc.v1.JobMasterReply.request_split:type_name -> weir.rpc.v1.SplitAssignment
+	21, // 17: weir.rpc.v1.JobMasterReply.offer_slots:type_name -> weir.rpc.v1.OfferSlotsResponse
+	19, // 18: weir.rpc.v1.JobMasterReply.disconnect_task_manager:type_name -> weir.rpc.v1.Ack
+	22, // 19: weir.rpc.v1.JobMasterReply.report_watermark:type_name -> weir.rpc.v1.WatermarkAlignment
+	0,  // 20: weir.rpc.v1.TaskExecutorCall.header:type_name -> weir.rpc.v1.CallHeader
+	1,  // 21: weir.rpc.v1.TaskExecutorCall.cancel:type_name -> weir.rpc.v1.CallCancel
+	23, // 22: weir.rpc.v1.TaskExecutorCall.submit_task:type_name -> weir.rpc.v1.TaskDeploymentDescriptor
+	24, // 23: weir.rpc.v1.TaskExecutorCall.cancel_task:type_name -> weir.rpc.v1.CancelTaskRequest
+	25, // 24: weir.rpc.v1.TaskExecutorCall.trigger_checkpoint:type_name -> weir.rpc.v1.TriggerCheckpointRequest
+	26, // 25: weir.rpc.v1.TaskExecutorCall.notify_checkpoint_complete:type_name -> weir.rpc.v1.NotifyCheckpointComplete
+	27, // 26: weir.rpc.v1.TaskExecutorCall.notify_checkpoint_aborted:type_name -> weir.rpc.v1.NotifyCheckpointAborted
+	28, // 27: weir.rpc.v1.TaskExecutorCall.request_slot:type_name -> weir.rpc.v1.RequestSlotRequest
+	29, // 28: weir.rpc.v1.TaskExecutorCall.heartbeat:type_name -> weir.rpc.v1.Heartbeat
+	2,  // 29: weir.rpc.v1.TaskExecutorReply.failure:type_name -> weir.rpc.v1.CallFailure
+	30, // 30: weir.rpc.v1.TaskExecutorReply.submit_task:type_name -> weir.rpc.v1.SubmitTaskResponse
+	31, // 31: weir.rpc.v1.TaskExecutorReply.cancel_task:type_name -> weir.rpc.v1.CancelTaskResponse
+	32, // 32: weir.rpc.v1.TaskExecutorReply.trigger_checkpoint:type_name -> weir.rpc.v1.TriggerCheckpointResponse
+	19, // 33: weir.rpc.v1.TaskExecutorReply.notify_checkpoint_complete:type_name -> weir.rpc.v1.Ack
+	19, // 34: weir.rpc.v1.TaskExecutorReply.notify_checkpoint_aborted:type_name -> weir.rpc.v1.Ack
+	33, // 35: weir.rpc.v1.TaskExecutorReply.request_slot:type_name -> weir.rpc.v1.RequestSlotResponse
+	29, // 36: weir.rpc.v1.TaskExecutorReply.heartbeat:type_name -> weir.rpc.v1.Heartbeat
+	0,  // 37: weir.rpc.v1.ResourceManagerCall.header:type_name -> weir.rpc.v1.CallHeader
+	1,  // 38: weir.rpc.v1.ResourceManagerCall.cancel:type_name -> weir.rpc.v1.CallCancel
+	34, // 39: weir.rpc.v1.ResourceManagerCall.register_task_manager:type_name -> weir.rpc.v1.RegisterTaskManagerRequest
+	29, // 40: weir.rpc.v1.ResourceManagerCall.heartbeat:type_name -> weir.rpc.v1.Heartbeat
+	16, // 41: weir.rpc.v1.ResourceManagerCall.disconnect_task_manager:type_name -> weir.rpc.v1.DisconnectTaskManager
+	2,  // 42: weir.rpc.v1.ResourceManagerReply.failure:type_name -> weir.rpc.v1.CallFailure
+	35, // 43: weir.rpc.v1.ResourceManagerReply.register_task_manager:type_name -> weir.rpc.v1.RegisterTaskManagerResponse
+	29, // 44: weir.rpc.v1.ResourceManagerReply.heartbeat:type_name -> weir.rpc.v1.Heartbeat
+	19, // 45: weir.rpc.v1.ResourceManagerReply.disconnect_task_manager:type_name -> weir.rpc.v1.Ack
+	3,  // 46: weir.rpc.v1.JobMasterService.Calls:input_type -> weir.rpc.v1.JobMasterCall
+	5,  // 47: weir.rpc.v1.TaskExecutorService.Calls:input_type -> weir.rpc.v1.TaskExecutorCall
+	7,  // 48: weir.rpc.v1.ResourceManagerService.Calls:input_type -> weir.rpc.v1.ResourceManagerCall
+	29, // 49: weir.rpc.v1.HeartbeatService.Heartbeats:input_type -> weir.rpc.v1.Heartbeat
+	4,  // 50: weir.rpc.v1.JobMasterService.Calls:output_type -> weir.rpc.v1.JobMasterReply
+	6,  // 51: weir.rpc.v1.TaskExecutorService.Calls:output_type -> weir.rpc.v1.TaskExecutorReply
+	8,  // 52: weir.rpc.v1.ResourceManagerService.Calls:output_type -> weir.rpc.v1.ResourceManagerReply
+	29, // 53: weir.rpc.v1.HeartbeatService.Heartbeats:output_type -> weir.rpc.v1.Heartbeat
+	50, // [50:54] is the sub-list for method output_type
+	46, // [46:50] is the sub-list for method input_type
+	46, // [46:46] is the sub-list for extension type_name
+	46, // [46:46] is the sub-list for extension extendee
+	0,  // [0:46] is the sub-list for field type_name
 }
 
 func init() { file_weir_rpc_v1_service_proto_init() }
@@ -1412,6 +1450,7 @@ func file_weir_rpc_v1_service_proto_init() {
 		(*JobMasterCall_RequestSplit)(nil),
 		(*JobMasterCall_OfferSlots)(nil),
 		(*JobMasterCall_DisconnectTaskManager)(nil),
+		(*JobMasterCall_ReportWatermark)(nil),
 	}
 	file_weir_rpc_v1_service_proto_msgTypes[4].OneofWrappers = []any{
 		(*JobMasterReply_Failure)(nil),
@@ -1422,6 +1461,7 @@ func file_weir_rpc_v1_service_proto_init() {
 		(*JobMasterReply_RequestSplit)(nil),
 		(*JobMasterReply_OfferSlots)(nil),
 		(*JobMasterReply_DisconnectTaskManager)(nil),
+		(*JobMasterReply_ReportWatermark)(nil),
 	}
 	file_weir_rpc_v1_service_proto_msgTypes[5].OneofWrappers = []any{
 		(*TaskExecutorCall_Cancel)(nil),

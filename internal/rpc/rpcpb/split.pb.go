@@ -147,6 +147,136 @@ func (x *SplitAssignment) GetNoMoreSplits() bool {
 	return false
 }
 
+// WatermarkReport is a source subtask's current watermark for watermark
+// alignment (FLIP-182): sources of one alignment group whose watermark
+// runs ahead of the group's least by more than their allowed drift pause.
+type WatermarkReport struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Task  *TaskKey               `protobuf:"bytes,1,opt,name=task,proto3" json:"task,omitempty"`
+	// The uid of the source operator.
+	OperatorUid string `protobuf:"bytes,2,opt,name=operator_uid,json=operatorUid,proto3" json:"operator_uid,omitempty"`
+	// The subtask's watermark (the least of its splits that are not idle).
+	Watermark int64 `protobuf:"varint,3,opt,name=watermark,proto3" json:"watermark,omitempty"`
+	// The subtask has no split that is not idle (or none at all): it does
+	// not hold its group back.
+	Idle bool `protobuf:"varint,4,opt,name=idle,proto3" json:"idle,omitempty"`
+	// The subtask's input ended: it never holds its group back again.
+	Finished      bool `protobuf:"varint,5,opt,name=finished,proto3" json:"finished,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *WatermarkReport) Reset() {
+	*x = WatermarkReport{}
+	mi := &file_weir_rpc_v1_split_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *WatermarkReport) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*WatermarkReport) ProtoMessage() {}
+
+func (x *WatermarkReport) ProtoReflect() protoreflect.Message {
+	mi := &file_weir_rpc_v1_split_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use WatermarkReport.ProtoReflect.Descriptor instead.
+func (*WatermarkReport) Descriptor() ([]byte, []int) {
+	return file_weir_rpc_v1_split_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *WatermarkReport) GetTask() *TaskKey {
+	if x != nil {
+		return x.Task
+	}
+	return nil
+}
+
+func (x *WatermarkReport) GetOperatorUid() string {
+	if x != nil {
+		return x.OperatorUid
+	}
+	return ""
+}
+
+func (x *WatermarkReport) GetWatermark() int64 {
+	if x != nil {
+		return x.Watermark
+	}
+	return 0
+}
+
+func (x *WatermarkReport) GetIdle() bool {
+	if x != nil {
+		return x.Idle
+	}
+	return false
+}
+
+func (x *WatermarkReport) GetFinished() bool {
+	if x != nil {
+		return x.Finished
+	}
+	return false
+}
+
+// WatermarkAlignment answers a watermark report: the greatest watermark
+// the subtask may run to before it pauses.
+type WatermarkAlignment struct {
+	state               protoimpl.MessageState `protogen:"open.v1"`
+	MaxAllowedWatermark int64                  `protobuf:"varint,1,opt,name=max_allowed_watermark,json=maxAllowedWatermark,proto3" json:"max_allowed_watermark,omitempty"`
+	unknownFields       protoimpl.UnknownFields
+	sizeCache           protoimpl.SizeCache
+}
+
+func (x *WatermarkAlignment) Reset() {
+	*x = WatermarkAlignment{}
+	mi := &file_weir_rpc_v1_split_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *WatermarkAlignment) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*WatermarkAlignment) ProtoMessage() {}
+
+func (x *WatermarkAlignment) ProtoReflect() protoreflect.Message {
+	mi := &file_weir_rpc_v1_split_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use WatermarkAlignment.ProtoReflect.Descriptor instead.
+func (*WatermarkAlignment) Descriptor() ([]byte, []int) {
+	return file_weir_rpc_v1_split_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *WatermarkAlignment) GetMaxAllowedWatermark() int64 {
+	if x != nil {
+		return x.MaxAllowedWatermark
+	}
+	return 0
+}
+
 var File_weir_rpc_v1_split_proto protoreflect.FileDescriptor
 
 const file_weir_rpc_v1_split_proto_rawDesc = "" +
@@ -159,7 +289,15 @@ const file_weir_rpc_v1_split_proto_rawDesc = "" +
 	"\x04task\x18\x01 \x01(\v2\x14.weir.rpc.v1.TaskKeyR\x04task\x12!\n" +
 	"\foperator_uid\x18\x02 \x01(\tR\voperatorUid\x12\x14\n" +
 	"\x05split\x18\x03 \x01(\fR\x05split\x12$\n" +
-	"\x0eno_more_splits\x18\x04 \x01(\bR\fnoMoreSplitsB6Z4github.com/weir-engine/weir/internal/rpc/rpcpb;rpcpbb\x06proto3"
+	"\x0eno_more_splits\x18\x04 \x01(\bR\fnoMoreSplits\"\xac\x01\n" +
+	"\x0fWatermarkReport\x12(\n" +
+	"\x04task\x18\x01 \x01(\v2\x14.weir.rpc.v1.TaskKeyR\x04task\x12!\n" +
+	"\foperator_uid\x18\x02 \x01(\tR\voperatorUid\x12\x1c\n" +
+	"\twatermark\x18\x03 \x01(\x03R\twatermark\x12\x12\n" +
+	"\x04idle\x18\x04 \x01(\bR\x04idle\x12\x1a\n" +
+	"\bfinished\x18\x05 \x01(\bR\bfinished\"H\n" +
+	"\x12WatermarkAlignment\x122\n" +
+	"\x15max_allowed_watermark\x18\x01 \x01(\x03R\x13maxAllowedWatermarkB6Z4github.com/weir-engine/weir/internal/rpc/rpcpb;rpcpbb\x06proto3"
 
 var (
 	file_weir_rpc_v1_split_proto_rawDescOnce sync.Once
@@ -173,20 +311,23 @@ func file_weir_rpc_v1_split_proto_rawDescGZIP() []byte {
 	return file_weir_rpc_v1_split_proto_rawDescData
 }
 
-var file_weir_rpc_v1_split_proto_msgTypes = make([]protoimpl.MessageInfo, 2)
+var file_weir_rpc_v1_split_proto_msgTypes = make([]protoimpl.MessageInfo, 4)
 var file_weir_rpc_v1_split_proto_goTypes = []any{
-	(*SplitRequest)(nil),    // 0: weir.rpc.v1.SplitRequest
-	(*SplitAssignment)(nil), // 1: weir.rpc.v1.SplitAssignment
-	(*TaskKey)(nil),         // 2: weir.rpc.v1.TaskKey
+	(*SplitRequest)(nil),       // 0: weir.rpc.v1.SplitRequest
+	(*SplitAssignment)(nil),    // 1: weir.rpc.v1.SplitAssignment
+	(*WatermarkReport)(nil),    // 2: weir.rpc.v1.WatermarkReport
+	(*WatermarkAlignment)(nil), // 3: weir.rpc.v1.WatermarkAlignment
+	(*TaskKey)(nil),            // 4: weir.rpc.v1.TaskKey
 }
 var file_weir_rpc_v1_split_proto_depIdxs = []int32{
-	2, // 0: weir.rpc.v1.SplitRequest.task:type_name -> weir.rpc.v1.TaskKey
-	2, // 1: weir.rpc.v1.SplitAssignment.task:type_name -> weir.rpc.v1.TaskKey
-	2, // [2:2] is the sub-list for method output_type
-	2, // [2:2] is the sub-list for method input_type
-	2, // [2:2] is the sub-list for extension type_name
-	2, // [2:2] is the sub-list for extension extendee
-	0, // [0:2] is the sub-list for field type_name
+	4, // 0: weir.rpc.v1.SplitRequest.task:type_name -> weir.rpc.v1.TaskKey
+	4, // 1: weir.rpc.v1.SplitAssignment.task:type_name -> weir.rpc.v1.TaskKey
+	4, // 2: weir.rpc.v1.WatermarkReport.task:type_name -> weir.rpc.v1.TaskKey
+	3, // [3:3] is the sub-list for method output_type
+	3, // [3:3] is the sub-list for method input_type
+	3, // [3:3] is the sub-list for extension type_name
+	3, // [3:3] is the sub-list for extension extendee
+	0, // [0:3] is the sub-list for field type_name
 }
 
 func init() { file_weir_rpc_v1_split_proto_init() }
@@ -201,7 +342,7 @@ func file_weir_rpc_v1_split_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_weir_rpc_v1_split_proto_rawDesc), len(file_weir_rpc_v1_split_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   2,
+			NumMessages:   4,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

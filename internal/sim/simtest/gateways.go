@@ -18,6 +18,7 @@ const (
 	mDeclineCheckpoint        = "JobMaster.DeclineCheckpoint"
 	mEndOfData                = "JobMaster.EndOfData"
 	mRequestSplit             = "JobMaster.RequestSplit"
+	mReportWatermark          = "JobMaster.ReportWatermark"
 	mOfferSlots               = "JobMaster.OfferSlots"
 	mJMDisconnect             = "JobMaster.DisconnectTaskManager"
 
@@ -42,6 +43,7 @@ func (e *Endpoint) ServeJobMaster(addr string, g rpc.JobMasterGateway) (func(), 
 		mDeclineCheckpoint:        method(g, rpc.JobMasterGateway.DeclineCheckpoint),
 		mEndOfData:                method(g, rpc.JobMasterGateway.EndOfData),
 		mRequestSplit:             method(g, rpc.JobMasterGateway.RequestSplit),
+		mReportWatermark:          method(g, rpc.JobMasterGateway.ReportWatermark),
 		mOfferSlots:               method(g, rpc.JobMasterGateway.OfferSlots),
 		mJMDisconnect:             method(g, rpc.JobMasterGateway.DisconnectTaskManager),
 	})
@@ -106,6 +108,10 @@ func (c jobMasterClient) EndOfData(_ context.Context, m *rpcpb.EndOfData) *rpc.F
 
 func (c jobMasterClient) RequestSplit(_ context.Context, m *rpcpb.SplitRequest) *rpc.Future[*rpcpb.SplitAssignment] {
 	return invoke[*rpcpb.SplitAssignment](c.e, c.addr, mRequestSplit, m)
+}
+
+func (c jobMasterClient) ReportWatermark(_ context.Context, m *rpcpb.WatermarkReport) *rpc.Future[*rpcpb.WatermarkAlignment] {
+	return invoke[*rpcpb.WatermarkAlignment](c.e, c.addr, mReportWatermark, m)
 }
 
 func (c jobMasterClient) OfferSlots(_ context.Context, m *rpcpb.OfferSlotsRequest) *rpc.Future[*rpcpb.OfferSlotsResponse] {

@@ -77,6 +77,10 @@ func FromSplits[T, S any](env *Env, src SplitSource[T, S]) DataStream[T] {
 	case src.RatePerSecond < 0:
 		return invalid[T](env, fmt.Errorf("weir: FromSplits: negative rate %v", src.RatePerSecond))
 	}
+	align, err := alignmentOf(src.Watermarks)
+	if err != nil {
+		return invalid[T](env, err)
+	}
 	name := src.Name
 	if name == "" {
 		name = "Source"
@@ -87,6 +91,9 @@ func FromSplits[T, S any](env *Env, src SplitSource[T, S]) DataStream[T] {
 	})
 	if src.Dynamic && s.ok() {
 		s.t.Enumerator = source.NewEnumeratorFactory(spec)
+	}
+	if s.ok() {
+		s.t.Alignment = align
 	}
 	return s
 }

@@ -30,6 +30,12 @@ type WatermarkStrategy[T any] struct {
 	// longer holds the watermark back (Flink's withIdleness; see
 	// WithIdleness); 0: never idle.
 	Idleness time.Duration
+	// AlignmentGroup, MaxAllowedDrift and AlignmentUpdateInterval align
+	// the watermarks of split sources (see WithWatermarkAlignment); an
+	// empty group: no alignment.
+	AlignmentGroup          string
+	MaxAllowedDrift         time.Duration
+	AlignmentUpdateInterval time.Duration
 }
 
 // BoundedOutOfOrderness is the strategy for elements at most maxDelay out of
@@ -54,6 +60,8 @@ func AssignTimestampsAndWatermarks[T any](s DataStream[T], w WatermarkStrategy[T
 		return invalid[T](s.env, errors.New("weir: AssignTimestampsAndWatermarks: nil timestamp function"))
 	case w.OutOfOrderness < 0 || w.Interval < 0 || w.Idleness < 0:
 		return invalid[T](s.env, fmt.Errorf("weir: AssignTimestampsAndWatermarks: negative duration in %+v", w))
+	case w.AlignmentGroup != "":
+		return invalid[T](s.env, fmt.Errorf("weir: AssignTimestampsAndWatermarks: watermark alignment (group %q) needs a split source: set it as SplitSource.Watermarks", w.AlignmentGroup))
 	}
 	if w.Interval == 0 {
 		w.Interval = watermark.DefaultInterval

@@ -94,13 +94,11 @@ func (t *Transformation) String() string {
 	return fmt.Sprintf("#%d", t.ID)
 }
 
-// Alignment is a source's watermark alignment (FLIP-182): the group, the
-// drift it may run ahead of the group's least watermark, and how often it
-// reports its watermark.
+// Alignment is a source's watermark alignment (FLIP-182): its group and
+// the drift it may run ahead of the group's least watermark.
 type Alignment struct {
-	Group          string
-	MaxDrift       time.Duration
-	UpdateInterval time.Duration
+	Group    string
+	MaxDrift time.Duration
 }
 
 // PartitionKind names how records are distributed over the channels of an

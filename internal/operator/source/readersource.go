@@ -91,6 +91,8 @@ type readerSourceOp[T, S any] struct {
 	reader  Reader[T, S]
 	outputs *splitOutputs[T]
 	status  func(idle bool) error // see SetWatermarkStatus
+	align   *aligner              // nil: no watermark alignment
+	paused  bool                  // by alignment, at the last poll
 	// requesting: a request is out; noMore: no split will come any more
 	requesting, noMore bool
 	err                error
@@ -137,14 +139,29 @@ func (s *readerSourceOp[T, S]) Open(ctx *op.Context) error {
 		s.request()
 	}
 	s.outputs.start()
+	s.align = startAlignment(ctx, s.src.Watermarks, s.outputs)
 	return nil
 }
 
-func (s *readerSourceOp[T, S]) Available() <-chan struct{} { return s.reader.Available() }
+// Available is the reader's, except while alignment pauses the subtask:
+// then the next answer of the alignment coordinator (through the mailbox)
+// is what wakes it.
+func (s *readerSourceOp[T, S]) Available() <-chan struct{} {
+	if s.paused {
+		return nil
+	}
+	return s.reader.Available()
+}
 
 func (s *readerSourceOp[T, S]) PollNext() (op.Status, error) {
 	if s.err != nil {
 		return 0, s.err
+	}
+	if s.align != nil {
+		paused, err := blocked(s.align, s.outputs, s.reader)
+		if s.paused = paused; err != nil || paused {
+			return op.NothingAvailable, err
+		}
 	}
 	st, err := s.reader.Poll(Batch)
 	if err != nil {
@@ -155,6 +172,9 @@ func (s *readerSourceOp[T, S]) PollNext() (op.Status, error) {
 		return op.MoreAvailable, nil
 	case ReadFinished:
 		if s.noMore {
+			if s.align != nil {
+				s.align.finish()
+			}
 			return op.EndOfInput, nil
 		}
 	}

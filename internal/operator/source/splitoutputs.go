@@ -95,26 +95,17 @@ func (m *splitOutputs[T]) watermark(s *splitOutput[T]) int64 {
 // emit emits the least watermark of the splits that are not idle, if it
 // advanced. On a periodic tick it also updates which splits are idle.
 func (m *splitOutputs[T]) emit(now time.Time, tick bool) error {
-	wm, live := op.MaxWatermark, false
-	for _, s := range m.splits {
-		if tick {
+	if tick {
+		for _, s := range m.splits {
 			if s.active {
 				s.active, s.idle, s.lastActive = false, false, now
 			} else if m.strategy.Idleness > 0 && now.Sub(s.lastActive) >= m.strategy.Idleness {
 				s.idle = true
 			}
 		}
-		w := m.watermark(s)
-		m.best = max(m.best, w)
-		if s.idle {
-			continue
-		}
-		live = true
-		wm = min(wm, w)
 	}
-	if !live {
-		wm = m.best
-	} else if tick {
+	wm, live := m.current()
+	if live && tick {
 		m.liveSince = now
 	}
 	if wm > m.emitted {
@@ -131,6 +122,26 @@ func (m *splitOutputs[T]) emit(now time.Time, tick bool) error {
 		return m.status(true)
 	}
 	return nil
+}
+
+// current is the subtask's watermark as of the elements emitted so far:
+// the least of its splits that are not idle (live), or, when none is live,
+// the highest any split reached.
+func (m *splitOutputs[T]) current() (wm int64, live bool) {
+	wm = op.MaxWatermark
+	for _, s := range m.splits {
+		w := m.watermark(s)
+		m.best = max(m.best, w)
+		if s.idle {
+			continue
+		}
+		live = true
+		wm = min(wm, w)
+	}
+	if !live {
+		wm = m.best
+	}
+	return wm, live
 }
 
 // quiet reports whether a subtask that has no live split is idle: at once

@@ -18,8 +18,17 @@ type Strategy[T any] struct {
 	Interval       time.Duration
 	PerElement     bool
 	Idleness       time.Duration
+	// watermark alignment (split sources only)
+	AlignmentGroup          string
+	MaxAllowedDrift         time.Duration
+	AlignmentUpdateInterval time.Duration
 }
 
 // DefaultInterval is how often a watermark is emitted when the strategy
 // does not say (Flink's auto-watermark interval).
 const DefaultInterval = 200 * time.Millisecond
+
+// DefaultAlignmentUpdateInterval is how often a source with an alignment
+// group reports its watermark when the strategy does not say (Flink's
+// default).
+const DefaultAlignmentUpdateInterval = time.Second

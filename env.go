@@ -10,8 +10,10 @@ import (
 	"log/slog"
 	"os"
 	"runtime"
+	"slices"
 	"time"
 
+	"github.com/weir-engine/weir/internal/cache"
 	"github.com/weir-engine/weir/internal/clock"
 	"github.com/weir-engine/weir/internal/graph"
 	"github.com/weir-engine/weir/internal/runner"
@@ -100,6 +102,9 @@ type Options struct {
 	// taskClock is the tasks' processing-time clock (nil: the wall
 	// clock); tests set a fake one (export_test.go).
 	taskClock clock.Clock
+	// cacheMaxPartitionBytes bounds each partition of a cache (0: none):
+	// tests stand in for a full disk with it (export_test.go).
+	cacheMaxPartitionBytes int64
 }
 
 // Option changes Options.
@@ -206,6 +211,15 @@ type Env struct {
 	// the next execution (nil: the program built itself); see
 	// registeredspec.go.
 	registration *registration
+	// caches are the datasets of cached streams (cache.go), made at
+	// first use; cached maps each cache node to what the Env knows of it;
+	// envID prefixes the ids of the Env's datasets.
+	caches *cache.Registry
+	cached map[int]*cacheNode
+	envID  string
+	// reruns are what sinks reset when Execute runs their execution again
+	// after a lost cache (a Collect empties its buffer), by sink.
+	reruns map[*graph.Transformation]func()
 }
 
 // NewEnv returns an empty program.
@@ -246,6 +260,14 @@ func (e *Env) add(t *graph.Transformation) *graph.Transformation {
 
 // addSink records t, a sink, for the next execution.
 func (e *Env) addSink(t *graph.Transformation) { e.sinks = append(e.sinks, t) }
+
+// onRerun records what sink resets when Execute runs its execution again.
+func (e *Env) onRerun(sink *graph.Transformation, reset func()) {
+	if e.reruns == nil {
+		e.reruns = make(map[*graph.Transformation]func())
+	}
+	e.reruns[sink] = reset
+}
 
 // takeSinks returns the sinks of the next execution and forgets them.
 func (e *Env) takeSinks() []*graph.Transformation {
@@ -305,16 +327,33 @@ func (e *Env) JobGraph() (string, error) {
 }
 
 // jobGraph translates the next execution without forgetting its sinks.
-func (e *Env) jobGraph() (*graph.JobGraph, error) { return e.jobGraphOf(e.sinks) }
+func (e *Env) jobGraph() (*graph.JobGraph, error) {
+	jg, _, err := e.jobGraphOf(e.sinks, false)
+	return jg, err
+}
 
-// jobGraphOf translates sinks and the transformations they need.
-func (e *Env) jobGraphOf(sinks []*graph.Transformation) (*graph.JobGraph, error) {
+// jobGraphOf translates sinks and the transformations they need. Cached
+// streams whose cache exists are read from it (cacheplan.go); with
+// produce, the others create their cache if the execution runs in batch
+// mode, and the plan holds their productions.
+func (e *Env) jobGraphOf(sinks []*graph.Transformation, produce bool) (*graph.JobGraph, *cachePlan, error) {
 	if e.err != nil {
-		return nil, e.err
+		return nil, nil, e.err
 	}
 	if len(sinks) == 0 {
-		return nil, fmt.Errorf("weir: no sink was added since the last execution: %w", graph.ErrEmpty)
+		return nil, nil, fmt.Errorf("weir: no sink was added since the last execution: %w", graph.ErrEmpty)
 	}
+	sinks, plan := e.readCaches(sinks, produce)
+	jg, err := e.translate(sinks, plan, produce)
+	if err != nil {
+		plan.abort()
+		return nil, nil, err
+	}
+	return jg, plan, nil
+}
+
+// translate translates sinks, after the caches they read were substituted.
+func (e *Env) translate(sinks []*graph.Transformation, plan *cachePlan, produce bool) (*graph.JobGraph, error) {
 	ts := graph.Upstream(sinks)
 	batch := e.opts.Mode == Batch || e.opts.Mode == Automatic
 	for _, t := range ts {
@@ -324,6 +363,13 @@ func (e *Env) jobGraphOf(sinks []*graph.Transformation) (*graph.JobGraph, error)
 			}
 			batch = false
 		}
+	}
+	if batch && produce {
+		var err error
+		if sinks, err = e.writeCaches(sinks, plan); err != nil {
+			return nil, err
+		}
+		ts = graph.Upstream(sinks)
 	}
 	sg, err := graph.Translate(ts, graph.Config{
 		Parallelism:     e.opts.Parallelism,
@@ -355,11 +401,38 @@ func (e *Env) jobGraphOf(sinks []*graph.Transformation) (*graph.JobGraph, error)
 // the job failed, and ctx's error when ctx ended first; in both cases every
 // goroutine of the job has ended when Execute returns.
 func (e *Env) Execute(ctx context.Context, name string) (*Result, error) {
-	c, err := e.ExecuteAsync(ctx, name)
-	if err != nil {
-		return nil, err
+	registered, rebuild := e.takeRegistration()
+	sinks := e.takeSinks()
+	defer func() {
+		for _, sink := range sinks {
+			delete(e.reruns, sink)
+		}
+	}()
+	lost := make(map[string]bool)
+	for {
+		c, err := e.submit(ctx, name, sinks, registered, rebuild)
+		if err != nil {
+			return nil, err
+		}
+		res, err := c.Wait()
+		ds, ok := cache.Lost(err)
+		if !ok || lost[ds] || !slices.Contains(c.caches.reads, ds) {
+			return res, err
+		}
+		// FLIP-205's failover: the job could not read a cache; run it
+		// again as if the cache had never been created.
+		lost[ds] = true
+		for _, sink := range sinks {
+			if reset := e.reruns[sink]; reset != nil {
+				reset()
+			}
+		}
+		e.opts.Logger.Warn("cached result lost or damaged while reading it: running the execution again, computing and caching it anew",
+			"job", name, "dataset", ds, "error", err)
+		if rerr := e.cacheRegistry().Release(ds); rerr != nil {
+			e.opts.Logger.Warn("release of a damaged cache", "dataset", ds, "error", rerr)
+		}
 	}
-	return c.Wait()
 }
 
 // isJobID reports whether id is 32 lower-case hex characters.

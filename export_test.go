@@ -46,3 +46,23 @@ func WithTaskClock(c clock.Clock) Option { return func(o *Options) { o.taskClock
 // JobGraphOf translates what e's next execution would run, for tests that
 // run it on a session mini-cluster of their own.
 func JobGraphOf(e *Env) (*graph.JobGraph, error) { return e.jobGraph() }
+
+// WithCachePartitionLimit bounds each partition of a cache to n bytes: a
+// partition that grows past it fails to write as on a full disk.
+func WithCachePartitionLimit(n int64) Option {
+	return func(o *Options) { o.cacheMaxPartitionBytes = n }
+}
+
+// CacheFiles returns the data and index files of c's cache (none when it
+// was not created).
+func CacheFiles[T any](c CachedStream[T]) []string {
+	ds, ok := c.env.cacheRegistry().Lookup(c.node.id)
+	if !ok {
+		return nil
+	}
+	var out []string
+	for _, p := range ds.Partitions {
+		out = append(out, p.Data, p.Index)
+	}
+	return out
+}

@@ -7,7 +7,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/weir-engine/weir/internal/funcspec"
 	"github.com/weir-engine/weir/internal/graph"
+	"github.com/weir-engine/weir/internal/rpc/rpcpb"
 	"github.com/weir-engine/weir/internal/runner"
 )
 
@@ -24,6 +26,10 @@ type JobClient struct {
 	start   time.Time
 	cancel  context.CancelFunc
 	release context.CancelFunc
+	// caches are the datasets the job reads and creates; the ones it
+	// creates are complete once it finished (settled by Wait, once).
+	caches  *cachePlan
+	settled sync.Once
 
 	// stops tracks the stop-with-savepoint requests (see savepoint).
 	stops struct {
@@ -41,9 +47,22 @@ func (e *Env) ExecuteAsync(ctx context.Context, name string) (*JobClient, error)
 	// A registered builder's program is rebuilt by the TaskManagers (see
 	// registeredspec.go); it is one execution, even one that cannot start.
 	registered, rebuild := e.takeRegistration()
-	jg, err := e.jobGraphOf(e.takeSinks())
+	return e.submit(ctx, name, e.takeSinks(), registered, rebuild)
+}
+
+// submit starts a job of sinks and what they need.
+func (e *Env) submit(ctx context.Context, name string, sinks []*graph.Transformation, registered *rpcpb.RegisteredJob, rebuild funcspec.Builder) (_ *JobClient, err error) {
+	jg, plan, err := e.jobGraphOf(sinks, true)
 	if err != nil {
 		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			plan.abort()
+		}
+	}()
+	if registered != nil && (len(plan.reads) > 0 || len(plan.prods) > 0) {
+		return nil, fmt.Errorf("weir: registered job %q: cached streams are not supported in registered jobs, whose TaskManagers build the program again", registered.GetName())
 	}
 	jobID := e.opts.JobID
 	if jobID == "" {
@@ -83,7 +102,7 @@ func (e *Env) ExecuteAsync(ctx context.Context, name string) (*JobClient, error)
 		return nil, err
 	}
 	return &JobClient{env: e, ctx: ctx, jctx: jctx, name: name, start: time.Now(), jobID: jobID, job: job, graph: jg,
-		cancel: func() { cancel(errCanceledByClient) }, release: func() { cancel(nil) }}, nil
+		cancel: func() { cancel(errCanceledByClient) }, release: func() { cancel(nil) }, caches: plan}, nil
 }
 
 var errCanceledByClient = errors.New("weir: canceled by the job client")
@@ -130,6 +149,13 @@ func (c *JobClient) Cancel() { c.cancel() }
 func (c *JobClient) Wait() (*Result, error) {
 	res := c.job.Wait()
 	c.release()
+	c.settled.Do(func() {
+		if res.Status == "FINISHED" {
+			c.caches.commit(c.env.cacheRegistry())
+		} else {
+			c.caches.abort()
+		}
+	})
 	out := &Result{JobID: c.jobID, JobName: c.name, Duration: res.Duration, Accumulators: c.env.accumulators.snapshot(), Restarts: res.Restarts,
 		Checkpoints: checkpointStats(res.Checkpoints)}
 	if res.Status == "FINISHED" {

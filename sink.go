@@ -109,7 +109,9 @@ func Collect[T any](ctx context.Context, s DataStream[T]) ([]T, error) {
 }
 
 // CollectN runs the program until s produced n elements (or ended), then
-// cancels the job and returns them: for unbounded streams.
+// cancels the job and returns them: for unbounded streams. An execution
+// that creates a cache (see Cache) is not cancelled but runs to its end,
+// so that the cache is complete.
 func CollectN[T any](ctx context.Context, s DataStream[T], n int) ([]T, error) {
 	if n < 0 {
 		return nil, fmt.Errorf("weir: CollectN: negative limit %d", n)
@@ -129,9 +131,20 @@ func collect[T any](ctx context.Context, s DataStream[T], limit int) ([]T, error
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	buf := operator.NewCollectBuffer[T](limit, func() { cancel(errCollected) })
+	// An execution that creates a cache runs to its end, so that the cache
+	// is complete; the buffer takes no more than limit elements anyway.
+	stop := true
+	buf := operator.NewCollectBuffer[T](limit, func() {
+		if stop {
+			cancel(errCollected)
+		}
+	})
 	sink := addSink(s, "Collect", func(any) (any, error) { return operator.NewCollect(buf), nil })
 	sink.SetParallelism(1)
+	stop = !s.env.producesCaches(s.env.sinks)
+	// An execution run again because a cache it read was lost collects
+	// from the start.
+	s.env.onRerun(sink.s.t, func() { buf.Items = buf.Items[:0] })
 	_, err := s.env.Execute(ctx, "collect")
 	if err != nil && !errors.Is(context.Cause(ctx), errCollected) {
 		return buf.Items, err

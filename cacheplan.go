@@ -1,0 +1,117 @@
+package weir
+
+import (
+	"errors"
+
+	"github.com/weir-engine/weir/internal/cache"
+	"github.com/weir-engine/weir/internal/graph"
+)
+
+// cachePlan is what one execution does with caches: the datasets it reads
+// in place of their upstream, and those it creates.
+type cachePlan struct {
+	reads []string
+	prods []*cache.Production
+}
+
+// commit makes the datasets the execution created complete (it finished).
+func (p *cachePlan) commit(r *cache.Registry) {
+	for _, prod := range p.prods {
+		r.Commit(prod)
+	}
+	p.prods = nil
+}
+
+// abort removes what the execution wrote of its datasets (it failed, or
+// did not start).
+func (p *cachePlan) abort() {
+	for _, prod := range p.prods {
+		prod.Abort()
+	}
+	p.prods = nil
+}
+
+// readCaches replaces every cache node the sinks reach whose dataset is
+// complete with a source of the dataset, so nothing upstream of it runs.
+// A dataset whose files are missing or damaged is not read; with release
+// it is released too, with a warning, and its stream computed again.
+func (e *Env) readCaches(sinks []*graph.Transformation, release bool) ([]*graph.Transformation, *cachePlan) {
+	plan := &cachePlan{}
+	if len(e.cached) == 0 {
+		return sinks, plan
+	}
+	reg := e.cacheRegistry()
+	out := graph.Substitute(sinks, func(t *graph.Transformation) (*graph.Transformation, bool) {
+		node := e.cacheNodeOf(t)
+		if node == nil {
+			return t, true
+		}
+		ds, ok := reg.Lookup(node.id)
+		if !ok {
+			return t, true
+		}
+		if err := ds.Check(); err != nil {
+			if release {
+				e.opts.Logger.Warn("cached result lost or damaged: computing it again and caching it anew",
+					"dataset", ds.ID, "stream", node.name, "error", err)
+				_ = reg.Release(ds.ID)
+			}
+			return t, true
+		}
+		plan.reads = append(plan.reads, ds.ID)
+		return node.reader(ds), false
+	})
+	if len(plan.reads) > 0 {
+		e.opts.Logger.Info("execution reads cached results", "datasets", plan.reads)
+	}
+	return out, plan
+}
+
+// writeCaches gives every cache node the sinks reach a writer of a new
+// dataset, recorded in plan; it runs only for batch executions.
+func (e *Env) writeCaches(sinks []*graph.Transformation, plan *cachePlan) ([]*graph.Transformation, error) {
+	if len(e.cached) == 0 {
+		return sinks, nil
+	}
+	reg := e.cacheRegistry()
+	out := graph.Substitute(sinks, func(t *graph.Transformation) (*graph.Transformation, bool) {
+		node := e.cacheNodeOf(t)
+		if node == nil {
+			return t, true
+		}
+		p := t.Parallelism
+		if p == 0 {
+			p = e.opts.Parallelism
+		}
+		prod, err := reg.Begin(node.id, node.name, p)
+		if errors.Is(err, cache.ErrClosed) {
+			return t, true // the Env was closed: compute without caching
+		}
+		if err != nil {
+			e.opts.Logger.Warn("cannot create the cache; the execution goes on without it", "stream", node.name, "error", err)
+			return t, true
+		}
+		plan.prods = append(plan.prods, prod)
+		c := *t
+		c.Factory = node.writer(prod)
+		return &c, true
+	})
+	return out, nil
+}
+
+// producesCaches reports whether the next execution, of sinks, creates a
+// cache (CollectN then lets it finish instead of cancelling it).
+func (e *Env) producesCaches(sinks []*graph.Transformation) bool {
+	if len(e.cached) == 0 || e.opts.Mode == Streaming {
+		return false
+	}
+	reads, _ := e.readCaches(sinks, false)
+	produces := false
+	for _, t := range graph.Upstream(reads) {
+		if t.Kind == graph.KindSource && !t.Bounded {
+			return false // a streaming execution creates no cache
+		}
+		produces = produces || e.cacheNodeOf(t) != nil
+	}
+	return produces
+}

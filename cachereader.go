@@ -1,0 +1,94 @@
+package weir
+
+import (
+	"fmt"
+
+	"github.com/weir-engine/weir/internal/cache"
+	"github.com/weir-engine/weir/internal/typeinfo"
+)
+
+// cacheReader is the SourceReader of a cache source: it reads its splits,
+// whole partitions of a dataset, one after the other.
+type cacheReader[T any] struct {
+	ctx   ReaderContext[T]
+	info  *typeinfo.Of[T]
+	queue []cacheSplit
+	cur   *cacheSplit
+	r     *cache.Reader[T]
+	out   SplitOutput[T]
+	// skip is how many records of cur were read before a restore.
+	skip int64
+}
+
+func (c *cacheReader[T]) AddSplits(splits []cacheSplit) error {
+	c.queue = append(c.queue, splits...)
+	return nil
+}
+
+func (c *cacheReader[T]) Poll(budget int) (ReadStatus, error) {
+	if c.r == nil {
+		if len(c.queue) == 0 {
+			return ReadFinished, nil
+		}
+		s := c.queue[0]
+		c.queue = c.queue[1:]
+		c.cur, c.skip = &s, s.Read
+		c.cur.Read = 0
+		c.out = c.ctx.Output.ForSplit(c.splitID())
+		r, err := cache.OpenReader(s.Dataset, cache.Partition{Data: s.Data, Index: s.Index}, c.info.Codec(), c.emit)
+		if err != nil {
+			return ReadFinished, err
+		}
+		c.r = r
+	}
+	_, done, err := c.r.Read(budget)
+	if err != nil {
+		return ReadFinished, err
+	}
+	if done {
+		if c.cur.Read != c.cur.Records {
+			return ReadFinished, &cache.ReadError{Dataset: c.cur.Dataset,
+				Err: fmt.Errorf("partition %d holds %d records, %d were written", c.cur.Partition, c.cur.Read, c.cur.Records)}
+		}
+		err := c.r.Close()
+		c.ctx.Output.ReleaseSplit(c.splitID())
+		c.r, c.cur = nil, nil
+		if err != nil {
+			return ReadFinished, err
+		}
+	}
+	return ReadMore, nil
+}
+
+func (c *cacheReader[T]) emit(ts int64, v T) error {
+	c.cur.Read++
+	if c.cur.Read <= c.skip {
+		return nil
+	}
+	return c.out.Collect(ts, v)
+}
+
+func (c *cacheReader[T]) splitID() string {
+	return fmt.Sprintf("%s/%d", c.cur.Dataset, c.cur.Partition)
+}
+
+var closedChan = func() chan struct{} { ch := make(chan struct{}); close(ch); return ch }()
+
+func (c *cacheReader[T]) Available() <-chan struct{} { return closedChan }
+
+func (c *cacheReader[T]) SnapshotSplits(int64) ([]cacheSplit, error) {
+	var out []cacheSplit
+	if c.cur != nil {
+		out = append(out, *c.cur)
+	}
+	return append(out, c.queue...), nil
+}
+
+func (c *cacheReader[T]) NotifyCheckpointComplete(int64) error { return nil }
+
+func (c *cacheReader[T]) Close() error {
+	if c.r != nil {
+		return c.r.Close()
+	}
+	return nil
+}

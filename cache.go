@@ -149,7 +149,9 @@ func CacheKeyed[K comparable, T any](ks KeyedStream[K, T]) CachedKeyedStream[K, 
 }
 
 // Invalidate releases the cache (see CachedStream.Invalidate).
-func (c CachedKeyedStream[K, T]) Invalidate(ctx context.Context) error { return c.cached.Invalidate(ctx) }
+func (c CachedKeyedStream[K, T]) Invalidate(ctx context.Context) error {
+	return c.cached.Invalidate(ctx)
+}
 
 // IsCached reports whether the cache was created.
 func (c CachedKeyedStream[K, T]) IsCached() bool { return c.cached.IsCached() }

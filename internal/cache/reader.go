@@ -16,7 +16,9 @@ type ReadError struct {
 	Err     error
 }
 
-func (e *ReadError) Error() string { return fmt.Sprintf("cache: read dataset %s: %v", e.Dataset, e.Err) }
+func (e *ReadError) Error() string {
+	return fmt.Sprintf("cache: read dataset %s: %v", e.Dataset, e.Err)
+}
 
 func (e *ReadError) Unwrap() error { return e.Err }
 

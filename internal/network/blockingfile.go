@@ -153,6 +153,10 @@ type segmentReader struct {
 	region int
 	rest   []byte
 	name   string
+	// reuse lets the reader read each segment into the buffer of the
+	// previous one: for readers whose items do not outlive the next call.
+	reuse bool
+	buf   []byte
 }
 
 // next returns the next item; ok is false after the last.
@@ -166,7 +170,15 @@ func (r *segmentReader) next() (it Item, ok bool, err error) {
 		if seg.length == 0 {
 			continue
 		}
-		buf := make([]byte, seg.length)
+		var buf []byte
+		if r.reuse && uint64(cap(r.buf)) >= seg.length {
+			buf = r.buf[:seg.length]
+		} else {
+			buf = make([]byte, seg.length)
+			if r.reuse {
+				r.buf = buf
+			}
+		}
 		if _, err := r.data.ReadAt(buf, int64(seg.off)); err != nil {
 			return Item{}, false, fmt.Errorf("%w: %s: read region %d: %w", ErrCorruptPartition, r.name, r.region-1, err)
 		}

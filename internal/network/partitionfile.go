@@ -78,6 +78,7 @@ func OpenPartitionFile(dataPath, indexPath string, sub int) (*PartitionFileReade
 	if err != nil {
 		return nil, err
 	}
+	r.reuse = true // Next's buffer is valid until the next call
 	return &PartitionFileReader{r: r, file: f}, nil
 }
 

@@ -397,6 +397,11 @@ func (e *Env) translate(sinks []*graph.Transformation, plan *cachePlan, produce 
 // they may hang off streams of earlier ones (see Env). With no new sink it
 // returns an error wrapping graph.ErrEmpty.
 //
+// An execution that reads a cache (see Cache) which turns out to be lost
+// or damaged while the job reads it runs again, once per cache, as if the
+// cache had never been created: it computes the stream and caches it
+// anew; a warning says so (ExecuteAsync does not: its job fails).
+//
 // It returns an error wrapping ErrJobFailed (and the operator's error) when
 // the job failed, and ctx's error when ctx ended first; in both cases every
 // goroutine of the job has ended when Execute returns.

@@ -76,6 +76,8 @@ func scalar(fd protoreflect.FieldDescriptor, n int) protoreflect.Value {
 		return protoreflect.ValueOfUint32(uint32(n) | 1<<31)
 	case protoreflect.Uint64Kind:
 		return protoreflect.ValueOfUint64(uint64(n) << 50)
+	case protoreflect.DoubleKind:
+		return protoreflect.ValueOfFloat64(float64(n) + 0.25)
 	case protoreflect.EnumKind:
 		vals := fd.Enum().Values()
 		return protoreflect.ValueOfEnum(vals.Get(1 + n%(vals.Len()-1)).Number())

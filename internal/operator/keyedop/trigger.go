@@ -47,7 +47,8 @@ type Trigger[T any, W WindowType] interface {
 	OnProcessingTime(ctx *TriggerContext[W], ts int64, w W) (TriggerResult, error)
 	// CanMerge reports whether the trigger supports merging windows;
 	// OnMerge is then called with the merged window when windows merge,
-	// after Clear of each window merged away.
+	// before Clear of each window merged away (as in Flink); merged is
+	// valid only during the call.
 	CanMerge() bool
 	OnMerge(ctx *TriggerContext[W], w W, merged []W) error
 	// Clear removes the timers the trigger registered for w (its

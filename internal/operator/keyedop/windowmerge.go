@@ -12,22 +12,13 @@ import (
 // the timers of its own, the merged windows' timers and per-window state
 // cleared (Flink's MergingWindowSet and merging WindowOperator). The
 // windows of a key are the keys of its contents, disjoint with gaps.
+//
+// This runs per element: a key usually has one window, which the element
+// extends, so the common case collects without sorting and writes the
+// cover before removing the merged windows (the key's map of windows then
+// never becomes empty, which would free it and allocate it again).
 func (w *windowOp[K, T, A, O, W]) mergeInto(nw W) (W, error) {
-	cover := Window(nw)
-	existing := w.scratch[:0]
-	for e := range w.contents.Keys() {
-		existing = append(existing, e)
-	}
-	slices.SortFunc(existing, func(a, b W) int { return cmpInt64(Window(a).Start, Window(b).Start) })
-	group := existing[:0]
-	for _, e := range existing {
-		ew := Window(e)
-		if ew.Start <= cover.End && ew.End >= cover.Start {
-			cover = Window{Start: min(cover.Start, ew.Start), End: max(cover.End, ew.End)}
-			group = append(group, e)
-		}
-	}
-	w.scratch = existing
+	group, cover := w.overlapping(Window(nw))
 	m := W(cover)
 	if len(group) == 0 || (len(group) == 1 && group[0] == m) {
 		return m, nil
@@ -43,11 +34,13 @@ func (w *windowOp[K, T, A, O, W]) mergeInto(nw W) (W, error) {
 			return m, err
 		}
 	}
-	merged := slices.Clone(group)
-	if err := w.trigger.OnMerge(w.tctx.at(m), m, merged); err != nil {
+	if err := w.trigger.OnMerge(w.tctx.at(m), m, group); err != nil {
 		return m, err
 	}
-	for _, g := range merged {
+	// m is none of group: one window of group equal to the cover returned
+	// above, and two or more disjoint ones cover more than each.
+	w.contents.Put(m, acc)
+	for _, g := range group {
 		if err := w.trigger.Clear(w.tctx.at(g), g); err != nil {
 			return m, err
 		}
@@ -55,9 +48,31 @@ func (w *windowOp[K, T, A, O, W]) mergeInto(nw W) (W, error) {
 		w.clearWindowState(g)
 		w.contents.Remove(g)
 	}
-	w.contents.Put(m, acc)
 	w.registerCleanup(m)
 	return m, nil
+}
+
+// overlapping returns the windows of the current key that cover overlaps
+// or touches, in start order, and the cover of them all and cover. The
+// slice is w.scratch, valid until the next call.
+func (w *windowOp[K, T, A, O, W]) overlapping(cover Window) ([]W, Window) {
+	existing := w.scratch[:0]
+	for e := range w.contents.Keys() {
+		existing = append(existing, e)
+	}
+	w.scratch = existing
+	if len(existing) > 1 {
+		slices.SortFunc(existing, func(a, b W) int { return cmpInt64(Window(a).Start, Window(b).Start) })
+	}
+	group := existing[:0]
+	for _, e := range existing {
+		ew := Window(e)
+		if ew.Start <= cover.End && ew.End >= cover.Start {
+			cover = Window{Start: min(cover.Start, ew.Start), End: max(cover.End, ew.End)}
+			group = append(group, e)
+		}
+	}
+	return group, cover
 }
 
 func cmpInt64(a, b int64) int {

@@ -44,11 +44,11 @@ func ttlEvents() (events []ttlEvent, phaseEnds []int) {
 // index is below the gate.
 type gatedSplit struct{ Next int64 }
 
-func gatedSource(env *weir.Env, events []ttlEvent, gate *atomic.Int64) weir.DataStream[ttlEvent] {
-	return weir.FromSplits(env, weir.SplitSource[ttlEvent, gatedSplit]{
+func gatedSource[T any](env *weir.Env, events []T, gate *atomic.Int64) weir.DataStream[T] {
+	return weir.FromSplits(env, weir.SplitSource[T, gatedSplit]{
 		Name:   "events",
 		Splits: func(int) ([]gatedSplit, error) { return []gatedSplit{{}}, nil },
-		Read: func(s *gatedSplit, budget int, emit func(ttlEvent) error) (bool, error) {
+		Read: func(s *gatedSplit, budget int, emit func(T) error) (bool, error) {
 			for ; budget > 0 && s.Next < int64(len(events)); budget-- {
 				if s.Next >= gate.Load() {
 					runtime.Gosched()

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"net"
 	"net/http"
 	"os"
 
@@ -21,7 +22,12 @@ const (
 
 // restSecurity is the scheme, transport and token of the environment.
 func restSecurity() (scheme string, tr *http.Transport, token string, err error) {
-	tr = &http.Transport{}
+	tr = &http.Transport{
+		// A JobManager that is not there (a host that drops packets) is
+		// reported within dialTimeout, not the request's timeout.
+		DialContext:         (&net.Dialer{Timeout: dialTimeout}).DialContext,
+		TLSHandshakeTimeout: dialTimeout,
+	}
 	scheme = "http"
 	if ca := os.Getenv(EnvRESTCA); ca != "" {
 		c, err := security.Files{CA: ca}.Client()

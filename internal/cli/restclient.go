@@ -25,9 +25,10 @@ type jobManager struct {
 	http  *http.Client
 }
 
-// Timeouts of the client: one request, and the wait between two polls of
-// a savepoint (it doubles from the first to the last).
+// Timeouts of the client: connecting, one request, and the wait between
+// two polls of a savepoint (it doubles from the first to the last).
 const (
+	dialTimeout    = 5 * time.Second
 	requestTimeout = 30 * time.Second
 	firstPoll      = 10 * time.Millisecond
 	lastPoll       = 500 * time.Millisecond

@@ -72,7 +72,8 @@ type Options struct {
 	// DisableChaining runs every operator in its own task.
 	DisableChaining bool
 	// BufferTimeout bounds how long a record waits in a partly filled
-	// network buffer (default 100ms).
+	// network buffer (default 100ms when zero). FlushAlways, which
+	// WithBufferTimeout(0) sets, sends a buffer after every record.
 	BufferTimeout time.Duration
 	// StateBackend is where keyed state lives (default the heap).
 	StateBackend StateBackend
@@ -134,8 +135,23 @@ func WithNetworkMemory(bytes int64) Option { return func(o *Options) { o.Network
 // WithoutChaining disables operator chaining.
 func WithoutChaining() Option { return func(o *Options) { o.DisableChaining = true } }
 
-// WithBufferTimeout sets the network buffer timeout.
-func WithBufferTimeout(d time.Duration) Option { return func(o *Options) { o.BufferTimeout = d } }
+// FlushAlways is the buffer timeout that sends a network buffer after every
+// record and watermark written to it (Flink's execution.buffer-timeout: 0):
+// the lowest latency, at the cost of one buffer per record.
+const FlushAlways time.Duration = -1
+
+// WithBufferTimeout sets the network buffer timeout: how long a record may
+// wait in a partly filled buffer while its task is busy (an idle task sends
+// its buffers at once). As in Flink, 0 means FlushAlways; so does a
+// negative d (Weir has no timeout-less mode, Flink's -1).
+func WithBufferTimeout(d time.Duration) Option {
+	return func(o *Options) {
+		if d <= 0 {
+			d = FlushAlways
+		}
+		o.BufferTimeout = d
+	}
+}
 
 // WithLogger sets the logger.
 func WithLogger(l *slog.Logger) Option { return func(o *Options) { o.Logger = l } }

@@ -37,6 +37,10 @@ type Writer interface {
 	// output is idle (true) or active again (false); a status equal to
 	// the one announced last is not sent.
 	EmitWatermarkStatus(idle bool) error
+	// SetFlushAlways makes the writer send a channel's buffer after every
+	// record and watermark it writes there (Flink's buffer timeout 0):
+	// the lowest latency, one buffer per record.
+	SetFlushAlways()
 }
 
 // RecordWriter serializes records and watermarks into one buffer per
@@ -52,6 +56,8 @@ type RecordWriter[T any] struct {
 	records  int64
 	// idle is the watermark status announced last.
 	idle bool
+	// flushAlways sends a buffer as soon as anything is written to it.
+	flushAlways bool
 }
 
 // NewRecordWriter returns a writer into part; sel picks a subpartition.
@@ -61,6 +67,12 @@ func NewRecordWriter[T any](part *ResultPartition, c codec.Codec[T], sel Selecto
 		codec: codec.NewSlot(c), selector: sel, size: bufferSize,
 	}
 }
+
+// SetFlushAlways implements Writer.
+func (w *RecordWriter[T]) SetFlushAlways() { w.flushAlways = true }
+
+// full reports whether buffer b is to be sent now.
+func (w *RecordWriter[T]) full(b []byte) bool { return w.flushAlways || len(b) >= w.size }
 
 // Partition implements Writer.
 func (w *RecordWriter[T]) Partition() *ResultPartition { return w.part }
@@ -93,7 +105,7 @@ func (w *RecordWriter[T]) write(i int, ts int64, v T) error {
 	}
 	b = w.codec.Append(b, v)
 	w.bufs[i] = b
-	if len(b) >= w.size {
+	if w.full(b) {
 		return w.send(i)
 	}
 	return nil
@@ -130,7 +142,7 @@ func (w *RecordWriter[T]) EmitWatermarkStatus(idle bool) error {
 func (w *RecordWriter[T]) broadcastElement(appendTo func([]byte) []byte) error {
 	for i := range w.bufs {
 		w.bufs[i] = appendTo(w.buffer(i, eventBufferSize))
-		if len(w.bufs[i]) >= w.size {
+		if w.full(w.bufs[i]) {
 			if err := w.send(i); err != nil {
 				return err
 			}

@@ -72,7 +72,8 @@ type Config struct {
 	// the default).
 	NetworkMemory int64
 	// BufferTimeout bounds how long a record waits in a partly filled
-	// network buffer.
+	// network buffer (0: the default; negative: a buffer is sent after
+	// every record).
 	BufferTimeout time.Duration
 	// StateBackend says where keyed state lives.
 	StateBackend op.StateBackend

@@ -70,6 +70,9 @@ func (t *Task) buildWriters() (map[*graph.StreamEdge]network.Writer, error) {
 		if err != nil {
 			return nil, fmt.Errorf("task: writer for %v: %w", e.Target, err)
 		}
+		if t.cfg.BufferTimeout < 0 {
+			w.SetFlushAlways()
+		}
 		writers[e.StreamEdge] = w
 		t.writers = append(t.writers, w)
 	}

@@ -20,7 +20,8 @@ type Config struct {
 	// BufferSize is the size at which a network buffer is sent.
 	BufferSize int
 	// BufferTimeout bounds how long a record may wait in a partly filled
-	// buffer while the task is busy.
+	// buffer while the task is busy (0: 100ms); a negative one sends the
+	// buffer after every record (Flink's buffer timeout 0).
 	BufferTimeout time.Duration
 	// StateBackend is where keyed operators keep their state.
 	StateBackend op.StateBackend
@@ -32,7 +33,7 @@ func (c *Config) ensureDefaults() {
 	if c.BufferSize <= 0 {
 		c.BufferSize = network.DefaultBufferSize
 	}
-	if c.BufferTimeout <= 0 {
+	if c.BufferTimeout == 0 {
 		c.BufferTimeout = 100 * time.Millisecond
 	}
 	if c.Clock == nil {
@@ -461,6 +462,9 @@ func (t *Task) broadcastOvertaking(e network.Event) (map[int][][]byte, error) {
 // scheduleFlush flushes partly filled buffers every BufferTimeout while the
 // task runs, so a busy task does not hold back a slow trickle of records.
 func (t *Task) scheduleFlush() {
+	if t.cfg.BufferTimeout < 0 {
+		return // the writers flush after every record
+	}
 	sched := timers{clock: t.cfg.Clock, mail: t.mail, attr: func(err error) error { return err }, set: &t.timers}
 	var tick func() error
 	tick = func() error {

@@ -19,6 +19,7 @@ func (jm *JobMaster) descriptor(gen int, id graph.SubtaskID, slot slots.ID, init
 		Channels:         rpc.Sizing(jm.channels),
 		JobMasterAddress: jm.address,
 		Restore:          rpc.TaskRestore(init.Restore),
+		StateBackend:     rpc.StateBackend(jm.opts.StateBackend),
 	}
 	d.Restore.CheckpointId, d.Restore.FinishedOnRestore = init.LastCheckpointID, init.FinishedOnRestore
 	for _, e := range v.Inputs {

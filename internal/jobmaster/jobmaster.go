@@ -120,6 +120,10 @@ type Options struct {
 	// The deployments then carry a registered spec, and each TaskManager
 	// builds the graph again and checks its fingerprint.
 	Registered *rpcpb.RegisteredJob
+	// StateBackend is the job's state backend, which its deployments
+	// carry (nil: each TaskManager's own). Its LocalDir is not the job's:
+	// a TaskManager keeps Pebble's directories in its own.
+	StateBackend *op.StateBackend
 	// Scheduler is the scheduler of the job (jobmanager.scheduler):
 	// SchedulerDefault ("" too) or SchedulerAdaptive (FLIP-160, see
 	// adaptive.go), configured by Adaptive.

@@ -9,6 +9,7 @@ import (
 	"github.com/weir-engine/weir/internal/graph"
 	"github.com/weir-engine/weir/internal/jobmaster"
 	"github.com/weir-engine/weir/internal/network"
+	"github.com/weir-engine/weir/internal/op"
 	"github.com/weir-engine/weir/internal/resourcemanager"
 	"github.com/weir-engine/weir/internal/rpc/rpcpb"
 	"github.com/weir-engine/weir/internal/scheduler"
@@ -37,6 +38,9 @@ type JobOptions struct {
 	// graph is embedded); see jobmaster.Options.Registered. The cluster's
 	// Builder must build it.
 	Registered *rpcpb.RegisteredJob
+	// StateBackend is the job's state backend (nil: the TaskManagers'
+	// own); see jobmaster.Options.StateBackend.
+	StateBackend *op.StateBackend
 	// Scheduler and Adaptive: see jobmaster.Options.
 	Scheduler string
 	Adaptive  adaptive.Options

@@ -7,6 +7,7 @@ import (
 	"github.com/weir-engine/weir/internal/checkpoint/storage"
 	"github.com/weir-engine/weir/internal/graph"
 	"github.com/weir-engine/weir/internal/network"
+	"github.com/weir-engine/weir/internal/op"
 	"github.com/weir-engine/weir/internal/rpc/rpcpb"
 	"github.com/weir-engine/weir/internal/scheduler"
 	"github.com/weir-engine/weir/internal/scheduler/slots"
@@ -45,6 +46,24 @@ func Sizing(s network.Sizing) *rpcpb.ChannelSizing {
 // FromSizing returns the sizing m holds.
 func FromSizing(m *rpcpb.ChannelSizing) network.Sizing {
 	return network.Sizing{Credit: int(m.GetCredit()), Backlog: int(m.GetBacklog())}
+}
+
+// StateBackend is the message of a job's state backend (nil for nil: the
+// TaskManager's own). LocalDir stays out: it is the TaskManager's.
+func StateBackend(b *op.StateBackend) *rpcpb.StateBackendConfig {
+	if b == nil {
+		return nil
+	}
+	return &rpcpb.StateBackendConfig{Pebble: b.Pebble, Incremental: b.Incremental}
+}
+
+// FromStateBackend returns the state backend m holds (nil for nil), with
+// no LocalDir.
+func FromStateBackend(m *rpcpb.StateBackendConfig) *op.StateBackend {
+	if m == nil {
+		return nil
+	}
+	return &op.StateBackend{Pebble: m.GetPebble(), Incremental: m.GetIncremental()}
 }
 
 // Capacity is the message of a TaskManager's network memory.

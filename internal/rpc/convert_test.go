@@ -14,6 +14,7 @@ import (
 	"github.com/weir-engine/weir/internal/checkpoint/storage"
 	"github.com/weir-engine/weir/internal/graph"
 	"github.com/weir-engine/weir/internal/network"
+	"github.com/weir-engine/weir/internal/op"
 	"github.com/weir-engine/weir/internal/rpc"
 	"github.com/weir-engine/weir/internal/rpc/rpcpb"
 	"github.com/weir-engine/weir/internal/scheduler"
@@ -176,5 +177,32 @@ func TestTaskStateRoundTrip(t *testing.T) {
 	}
 	if _, _, err := rpc.FromTaskState(&rpcpb.TaskExecutionState{State: rpcpb.ExecutionState(99)}); err == nil {
 		t.Fatal("an unknown execution state decoded without error")
+	}
+}
+
+// A job's state backend crosses without the submitter's LocalDir (the
+// TaskManager's is the one that counts), and its absence stays absent:
+// the TaskManager's own backend then applies.
+func TestStateBackendRoundTrip(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		in   *op.StateBackend
+		want *op.StateBackend
+	}{
+		{"absent", nil, nil},
+		{"heap", &op.StateBackend{}, &op.StateBackend{}},
+		{"pebble", &op.StateBackend{Pebble: true}, &op.StateBackend{Pebble: true}},
+		{"incremental, local dir dropped", &op.StateBackend{Pebble: true, Incremental: true, LocalDir: "/submitter/dir"},
+			&op.StateBackend{Pebble: true, Incremental: true}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			m := rpc.StateBackend(tt.in)
+			if m != nil {
+				m = through(t, m)
+			}
+			if got := rpc.FromStateBackend(m); !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("got %+v, want %+v", got, tt.want)
+			}
+		})
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/weir-engine/weir/internal/graph"
 	"github.com/weir-engine/weir/internal/jobmaster"
 	"github.com/weir-engine/weir/internal/minicluster"
+	"github.com/weir-engine/weir/internal/op"
 )
 
 // Session runs jobs on a session cluster that outlives them: a JobManager
@@ -47,8 +48,16 @@ func (s Session) Submit(ctx context.Context, jg *graph.JobGraph, cfg Config) (Jo
 		AllowNonRestored: cfg.AllowNonRestored,
 		SlotWait:         s.SlotWait,
 		Registered:       cfg.Registered,
+		StateBackend:     jobStateBackend(cfg.StateBackend),
 	})
 	return &clusterJob{Job: job, cleanup: cleanup}, nil
+}
+
+// jobStateBackend is the state backend a job of a session cluster asks its
+// TaskManagers for: the kind and incrementality of b. Where Pebble keeps
+// its working directories is each TaskManager's own (its --data-dir).
+func jobStateBackend(b op.StateBackend) *op.StateBackend {
+	return &op.StateBackend{Pebble: b.Pebble, Incremental: b.Incremental}
 }
 
 // clusterJob is a job on a mini-cluster or a session cluster, with the

@@ -96,7 +96,7 @@ func (g *Gateway) deployment(d *rpcpb.TaskDeploymentDescriptor) (Deployment, err
 	}
 	return Deployment{
 		JobID: jobID, Generation: gen, Graph: jg, ID: id, Slot: rpc.FromSlotID(d.GetSlot()), Channels: rpc.FromSizing(d.GetChannels()),
-		Init: init,
+		Init: init, StateBackend: rpc.FromStateBackend(d.GetStateBackend()),
 		Report: func(r Report) {
 			m := rpc.TaskState(jobID, r.TaskState, r.metricsMessage())
 			jm.UpdateTaskExecutionState(context.Background(), m).OnComplete(func(_ *rpcpb.UpdateTaskExecutionStateResponse, err error) {

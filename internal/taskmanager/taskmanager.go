@@ -45,6 +45,9 @@ type Deployment struct {
 	Report func(Report)
 	// Init is what the subtask starts from and how it checkpoints.
 	Init Init
+	// StateBackend is the job's state backend (nil: the TaskManager's);
+	// its LocalDir is ignored, the TaskManager's stays.
+	StateBackend *op.StateBackend
 }
 
 // Init carries the checkpoint side of a deployment: handles, never state.
@@ -202,7 +205,7 @@ func (tm *TaskManager) Submit(d Deployment) error {
 	if d.Init.Restore != nil {
 		desc.Restore = tm.restorer(d.Init.Restore, d.Init.CheckpointStorage)
 	}
-	t := task.New(desc, tm.taskCfg)
+	t := task.New(desc, tm.taskConfig(d))
 	tm.mu.Lock()
 	var refused error
 	if _, dup := tm.mu.running[key]; dup {

@@ -400,8 +400,11 @@ type TaskDeploymentDescriptor struct {
 	Restore       *TaskRestore                 `protobuf:"bytes,8,opt,name=restore,proto3" json:"restore,omitempty"`
 	// Where the TaskManager reaches the JobMaster that deployed the task.
 	JobMasterAddress string `protobuf:"bytes,9,opt,name=job_master_address,json=jobMasterAddress,proto3" json:"job_master_address,omitempty"`
-	unknownFields    protoimpl.UnknownFields
-	sizeCache        protoimpl.SizeCache
+	// The job's state backend (Flink's state.backend.type of the job's
+	// configuration); absent: the TaskManager's own default.
+	StateBackend  *StateBackendConfig `protobuf:"bytes,10,opt,name=state_backend,json=stateBackend,proto3" json:"state_backend,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *TaskDeploymentDescriptor) Reset() {
@@ -497,6 +500,71 @@ func (x *TaskDeploymentDescriptor) GetJobMasterAddress() string {
 	return ""
 }
 
+func (x *TaskDeploymentDescriptor) GetStateBackend() *StateBackendConfig {
+	if x != nil {
+		return x.StateBackend
+	}
+	return nil
+}
+
+// StateBackendConfig is where a job's keyed operators keep their state.
+// Where the Pebble backend makes its working directories is the
+// TaskManager's own (its --data-dir), not the job's.
+type StateBackendConfig struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Pebble selects the Pebble backend; false keeps state on the heap.
+	Pebble bool `protobuf:"varint,1,opt,name=pebble,proto3" json:"pebble,omitempty"`
+	// Incremental makes Pebble checkpoints upload only the SST files that
+	// earlier completed checkpoints did not already hold.
+	Incremental   bool `protobuf:"varint,2,opt,name=incremental,proto3" json:"incremental,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *StateBackendConfig) Reset() {
+	*x = StateBackendConfig{}
+	mi := &file_weir_rpc_v1_deployment_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *StateBackendConfig) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*StateBackendConfig) ProtoMessage() {}
+
+func (x *StateBackendConfig) ProtoReflect() protoreflect.Message {
+	mi := &file_weir_rpc_v1_deployment_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use StateBackendConfig.ProtoReflect.Descriptor instead.
+func (*StateBackendConfig) Descriptor() ([]byte, []int) {
+	return file_weir_rpc_v1_deployment_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *StateBackendConfig) GetPebble() bool {
+	if x != nil {
+		return x.Pebble
+	}
+	return false
+}
+
+func (x *StateBackendConfig) GetIncremental() bool {
+	if x != nil {
+		return x.Incremental
+	}
+	return false
+}
+
 // SubmitTaskResponse answers a deployment: an error when the TaskManager
 // could not start the task.
 type SubmitTaskResponse struct {
@@ -508,7 +576,7 @@ type SubmitTaskResponse struct {
 
 func (x *SubmitTaskResponse) Reset() {
 	*x = SubmitTaskResponse{}
-	mi := &file_weir_rpc_v1_deployment_proto_msgTypes[5]
+	mi := &file_weir_rpc_v1_deployment_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -520,7 +588,7 @@ func (x *SubmitTaskResponse) String() string {
 func (*SubmitTaskResponse) ProtoMessage() {}
 
 func (x *SubmitTaskResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_weir_rpc_v1_deployment_proto_msgTypes[5]
+	mi := &file_weir_rpc_v1_deployment_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -533,7 +601,7 @@ func (x *SubmitTaskResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubmitTaskResponse.ProtoReflect.Descriptor instead.
 func (*SubmitTaskResponse) Descriptor() ([]byte, []int) {
-	return file_weir_rpc_v1_deployment_proto_rawDescGZIP(), []int{5}
+	return file_weir_rpc_v1_deployment_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *SubmitTaskResponse) GetError() *Error {
@@ -553,7 +621,7 @@ type CancelTaskRequest struct {
 
 func (x *CancelTaskRequest) Reset() {
 	*x = CancelTaskRequest{}
-	mi := &file_weir_rpc_v1_deployment_proto_msgTypes[6]
+	mi := &file_weir_rpc_v1_deployment_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -565,7 +633,7 @@ func (x *CancelTaskRequest) String() string {
 func (*CancelTaskRequest) ProtoMessage() {}
 
 func (x *CancelTaskRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_weir_rpc_v1_deployment_proto_msgTypes[6]
+	mi := &file_weir_rpc_v1_deployment_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -578,7 +646,7 @@ func (x *CancelTaskRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CancelTaskRequest.ProtoReflect.Descriptor instead.
 func (*CancelTaskRequest) Descriptor() ([]byte, []int) {
-	return file_weir_rpc_v1_deployment_proto_rawDescGZIP(), []int{6}
+	return file_weir_rpc_v1_deployment_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *CancelTaskRequest) GetTask() *TaskKey {
@@ -597,7 +665,7 @@ type CancelTaskResponse struct {
 
 func (x *CancelTaskResponse) Reset() {
 	*x = CancelTaskResponse{}
-	mi := &file_weir_rpc_v1_deployment_proto_msgTypes[7]
+	mi := &file_weir_rpc_v1_deployment_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -609,7 +677,7 @@ func (x *CancelTaskResponse) String() string {
 func (*CancelTaskResponse) ProtoMessage() {}
 
 func (x *CancelTaskResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_weir_rpc_v1_deployment_proto_msgTypes[7]
+	mi := &file_weir_rpc_v1_deployment_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -622,7 +690,7 @@ func (x *CancelTaskResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CancelTaskResponse.ProtoReflect.Descriptor instead.
 func (*CancelTaskResponse) Descriptor() ([]byte, []int) {
-	return file_weir_rpc_v1_deployment_proto_rawDescGZIP(), []int{7}
+	return file_weir_rpc_v1_deployment_proto_rawDescGZIP(), []int{8}
 }
 
 var File_weir_rpc_v1_deployment_proto protoreflect.FileDescriptor
@@ -650,7 +718,7 @@ const file_weir_rpc_v1_deployment_proto_rawDesc = "" +
 	"\blocation\x18\x05 \x01(\tR\blocation\x12\x1a\n" +
 	"\breusable\x18\x06 \x01(\bR\breusable\x12:\n" +
 	"\toperators\x18\a \x03(\v2\x1c.weir.rpc.v1.OperatorRestoreR\toperators\x12>\n" +
-	"\rchannel_state\x18\b \x03(\v2\x19.weir.rpc.v1.StreamHandleR\fchannelStateJ\x04\b\x03\x10\x04J\x04\b\x04\x10\x05R\x05stateR\fembedded_ref\"\x82\x04\n" +
+	"\rchannel_state\x18\b \x03(\v2\x19.weir.rpc.v1.StreamHandleR\fchannelStateJ\x04\b\x03\x10\x04J\x04\b\x04\x10\x05R\x05stateR\fembedded_ref\"\xc8\x04\n" +
 	"\x18TaskDeploymentDescriptor\x12(\n" +
 	"\x04task\x18\x01 \x01(\v2\x14.weir.rpc.v1.TaskKeyR\x04task\x12'\n" +
 	"\x04slot\x18\x02 \x01(\v2\x13.weir.rpc.v1.SlotIdR\x04slot\x125\n" +
@@ -660,7 +728,12 @@ const file_weir_rpc_v1_deployment_proto_rawDesc = "" +
 	"\aoutputs\x18\x06 \x03(\v2&.weir.rpc.v1.ResultPartitionDescriptorR\aoutputs\x12F\n" +
 	"\rcheckpointing\x18\a \x01(\v2 .weir.rpc.v1.CheckpointingConfigR\rcheckpointing\x122\n" +
 	"\arestore\x18\b \x01(\v2\x18.weir.rpc.v1.TaskRestoreR\arestore\x12,\n" +
-	"\x12job_master_address\x18\t \x01(\tR\x10jobMasterAddress\">\n" +
+	"\x12job_master_address\x18\t \x01(\tR\x10jobMasterAddress\x12D\n" +
+	"\rstate_backend\x18\n" +
+	" \x01(\v2\x1f.weir.rpc.v1.StateBackendConfigR\fstateBackend\"N\n" +
+	"\x12StateBackendConfig\x12\x16\n" +
+	"\x06pebble\x18\x01 \x01(\bR\x06pebble\x12 \n" +
+	"\vincremental\x18\x02 \x01(\bR\vincremental\">\n" +
 	"\x12SubmitTaskResponse\x12(\n" +
 	"\x05error\x18\x01 \x01(\v2\x12.weir.rpc.v1.ErrorR\x05error\"=\n" +
 	"\x11CancelTaskRequest\x12(\n" +
@@ -685,7 +758,7 @@ func file_weir_rpc_v1_deployment_proto_rawDescGZIP() []byte {
 }
 
 var file_weir_rpc_v1_deployment_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_weir_rpc_v1_deployment_proto_msgTypes = make([]protoimpl.MessageInfo, 8)
+var file_weir_rpc_v1_deployment_proto_msgTypes = make([]protoimpl.MessageInfo, 9)
 var file_weir_rpc_v1_deployment_proto_goTypes = []any{
 	(PartitionType)(0),                // 0: weir.rpc.v1.PartitionType
 	(*ResultPartitionDescriptor)(nil), // 1: weir.rpc.v1.ResultPartitionDescriptor
@@ -693,36 +766,38 @@ var file_weir_rpc_v1_deployment_proto_goTypes = []any{
 	(*CheckpointingConfig)(nil),       // 3: weir.rpc.v1.CheckpointingConfig
 	(*TaskRestore)(nil),               // 4: weir.rpc.v1.TaskRestore
 	(*TaskDeploymentDescriptor)(nil),  // 5: weir.rpc.v1.TaskDeploymentDescriptor
-	(*SubmitTaskResponse)(nil),        // 6: weir.rpc.v1.SubmitTaskResponse
-	(*CancelTaskRequest)(nil),         // 7: weir.rpc.v1.CancelTaskRequest
-	(*CancelTaskResponse)(nil),        // 8: weir.rpc.v1.CancelTaskResponse
-	(*OperatorRestore)(nil),           // 9: weir.rpc.v1.OperatorRestore
-	(*StreamHandle)(nil),              // 10: weir.rpc.v1.StreamHandle
-	(*TaskKey)(nil),                   // 11: weir.rpc.v1.TaskKey
-	(*SlotId)(nil),                    // 12: weir.rpc.v1.SlotId
-	(*FunctionSpec)(nil),              // 13: weir.rpc.v1.FunctionSpec
-	(*ChannelSizing)(nil),             // 14: weir.rpc.v1.ChannelSizing
-	(*Error)(nil),                     // 15: weir.rpc.v1.Error
+	(*StateBackendConfig)(nil),        // 6: weir.rpc.v1.StateBackendConfig
+	(*SubmitTaskResponse)(nil),        // 7: weir.rpc.v1.SubmitTaskResponse
+	(*CancelTaskRequest)(nil),         // 8: weir.rpc.v1.CancelTaskRequest
+	(*CancelTaskResponse)(nil),        // 9: weir.rpc.v1.CancelTaskResponse
+	(*OperatorRestore)(nil),           // 10: weir.rpc.v1.OperatorRestore
+	(*StreamHandle)(nil),              // 11: weir.rpc.v1.StreamHandle
+	(*TaskKey)(nil),                   // 12: weir.rpc.v1.TaskKey
+	(*SlotId)(nil),                    // 13: weir.rpc.v1.SlotId
+	(*FunctionSpec)(nil),              // 14: weir.rpc.v1.FunctionSpec
+	(*ChannelSizing)(nil),             // 15: weir.rpc.v1.ChannelSizing
+	(*Error)(nil),                     // 16: weir.rpc.v1.Error
 }
 var file_weir_rpc_v1_deployment_proto_depIdxs = []int32{
 	0,  // 0: weir.rpc.v1.ResultPartitionDescriptor.type:type_name -> weir.rpc.v1.PartitionType
-	9,  // 1: weir.rpc.v1.TaskRestore.operators:type_name -> weir.rpc.v1.OperatorRestore
-	10, // 2: weir.rpc.v1.TaskRestore.channel_state:type_name -> weir.rpc.v1.StreamHandle
-	11, // 3: weir.rpc.v1.TaskDeploymentDescriptor.task:type_name -> weir.rpc.v1.TaskKey
-	12, // 4: weir.rpc.v1.TaskDeploymentDescriptor.slot:type_name -> weir.rpc.v1.SlotId
-	13, // 5: weir.rpc.v1.TaskDeploymentDescriptor.function:type_name -> weir.rpc.v1.FunctionSpec
-	14, // 6: weir.rpc.v1.TaskDeploymentDescriptor.channels:type_name -> weir.rpc.v1.ChannelSizing
+	10, // 1: weir.rpc.v1.TaskRestore.operators:type_name -> weir.rpc.v1.OperatorRestore
+	11, // 2: weir.rpc.v1.TaskRestore.channel_state:type_name -> weir.rpc.v1.StreamHandle
+	12, // 3: weir.rpc.v1.TaskDeploymentDescriptor.task:type_name -> weir.rpc.v1.TaskKey
+	13, // 4: weir.rpc.v1.TaskDeploymentDescriptor.slot:type_name -> weir.rpc.v1.SlotId
+	14, // 5: weir.rpc.v1.TaskDeploymentDescriptor.function:type_name -> weir.rpc.v1.FunctionSpec
+	15, // 6: weir.rpc.v1.TaskDeploymentDescriptor.channels:type_name -> weir.rpc.v1.ChannelSizing
 	2,  // 7: weir.rpc.v1.TaskDeploymentDescriptor.inputs:type_name -> weir.rpc.v1.InputGateDescriptor
 	1,  // 8: weir.rpc.v1.TaskDeploymentDescriptor.outputs:type_name -> weir.rpc.v1.ResultPartitionDescriptor
 	3,  // 9: weir.rpc.v1.TaskDeploymentDescriptor.checkpointing:type_name -> weir.rpc.v1.CheckpointingConfig
 	4,  // 10: weir.rpc.v1.TaskDeploymentDescriptor.restore:type_name -> weir.rpc.v1.TaskRestore
-	15, // 11: weir.rpc.v1.SubmitTaskResponse.error:type_name -> weir.rpc.v1.Error
-	11, // 12: weir.rpc.v1.CancelTaskRequest.task:type_name -> weir.rpc.v1.TaskKey
-	13, // [13:13] is the sub-list for method output_type
-	13, // [13:13] is the sub-list for method input_type
-	13, // [13:13] is the sub-list for extension type_name
-	13, // [13:13] is the sub-list for extension extendee
-	0,  // [0:13] is the sub-list for field type_name
+	6,  // 11: weir.rpc.v1.TaskDeploymentDescriptor.state_backend:type_name -> weir.rpc.v1.StateBackendConfig
+	16, // 12: weir.rpc.v1.SubmitTaskResponse.error:type_name -> weir.rpc.v1.Error
+	12, // 13: weir.rpc.v1.CancelTaskRequest.task:type_name -> weir.rpc.v1.TaskKey
+	14, // [14:14] is the sub-list for method output_type
+	14, // [14:14] is the sub-list for method input_type
+	14, // [14:14] is the sub-list for extension type_name
+	14, // [14:14] is the sub-list for extension extendee
+	0,  // [0:14] is the sub-list for field type_name
 }
 
 func init() { file_weir_rpc_v1_deployment_proto_init() }
@@ -739,7 +814,7 @@ func file_weir_rpc_v1_deployment_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_weir_rpc_v1_deployment_proto_rawDesc), len(file_weir_rpc_v1_deployment_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   8,
+			NumMessages:   9,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/weir-engine/weir/internal/cluster"
 	"github.com/weir-engine/weir/internal/rest/api"
 )
 
@@ -40,13 +41,13 @@ func (f EngineFlags) Submission() (api.EngineOptions, error) {
 			return api.EngineOptions{}, fmt.Errorf("--%s configures the embedded mini-cluster: a cluster's JobManager and TaskManagers have their own", c.name)
 		}
 	}
-	if f.StateBackend == "pebble" {
-		return api.EngineOptions{}, errors.New("--state-backend pebble is not available on a cluster in this version: its TaskManagers keep state on the heap")
+	if f.StateDir != "" {
+		return api.EngineOptions{}, cluster.ErrStateDir
 	}
 	o := api.EngineOptions{
 		Parallelism: f.Parallelism, Mode: f.Mode, CheckpointDir: absLocation(f.CheckpointDir), SavepointDir: absLocation(f.SavepointDir),
 		FromSavepoint: absLocation(f.FromSavepoint), AllowNonRestored: f.AllowNonRestored, StateBackend: f.StateBackend,
-		Incremental: f.Incremental, StateDir: absLocation(f.StateDir),
+		Incremental: f.Incremental,
 	}
 	if f.CheckpointInterval > 0 {
 		o.CheckpointInterval = f.CheckpointInterval.String()

@@ -1,10 +1,12 @@
 package cli
 
 import (
+	"errors"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/weir-engine/weir/internal/cluster"
 	"github.com/weir-engine/weir/internal/rest/api"
 )
 
@@ -14,24 +16,30 @@ import (
 func TestSubmissionRoundTrip(t *testing.T) {
 	f := EngineFlags{Parallelism: 3, Mode: "batch", CheckpointInterval: 2 * time.Second, CheckpointDir: "/cp", SavepointDir: "/sp",
 		FromSavepoint: "/cp/chk-3", AllowNonRestored: true, StateBackend: "hashmap"}
-	o, err := f.Submission()
-	if err != nil {
-		t.Fatal(err)
-	}
-	back, err := EngineFlagsOf(o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if back != f {
-		t.Errorf("round trip: %+v, want %+v", back, f)
+	pebble := f
+	pebble.StateBackend, pebble.Incremental = "pebble", true
+	for _, f := range []EngineFlags{f, pebble} {
+		o, err := f.Submission()
+		if err != nil {
+			t.Fatal(err)
+		}
+		back, err := EngineFlagsOf(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if back != f {
+			t.Errorf("round trip: %+v, want %+v", back, f)
+		}
 	}
 	for _, bad := range []EngineFlags{{TaskManagers: 2}, {Slots: 2}, {RestAddr: ":0"}} {
 		if _, err := bad.Submission(); err == nil || !strings.Contains(err.Error(), "embedded mini-cluster") {
 			t.Errorf("%+v: %v, want the embedded cluster's flag refused", bad, err)
 		}
 	}
-	if _, err := (EngineFlags{StateBackend: "pebble"}).Submission(); err == nil || !strings.Contains(err.Error(), "not available on a cluster") {
-		t.Errorf("pebble: %v, want it refused", err)
+	// A state directory would be the submitting host's: a TaskManager's
+	// is its --data-dir.
+	if _, err := (EngineFlags{StateBackend: "pebble", StateDir: "/st"}).Submission(); !errors.Is(err, cluster.ErrStateDir) {
+		t.Errorf("pebble with --state-dir: %v, want it refused", err)
 	}
 }
 

@@ -82,6 +82,9 @@ func newDispatcher(jobs Jobs, c *minicluster.Cluster, r runner.Runner, defaults 
 // cancelled, or the JobManager closes. It is in the HA store before it
 // starts.
 func (d *Dispatcher) Submit(_ context.Context, s api.JobSubmission) (string, error) {
+	if s.Options.StateDir != "" {
+		return "", rest.BadSubmission(ErrStateDir)
+	}
 	if s.Options.CheckpointDir == "" {
 		s.Options.CheckpointDir = d.defaults.CheckpointDir
 	}

@@ -119,25 +119,11 @@ func TestClusterTaskManagerKilled(t *testing.T) {
 	c := startCluster(t, cps, "--heartbeat-timeout", "60s")
 	c.startTaskManager(t, "1")
 	victim := c.startTaskManager(t, "1")
-	run := startWeir(t, "run", "--parallelism", "2", "--checkpoint-interval", "100ms", "--jobmanager", c.rest,
-		"sequence", "--keys", strconv.Itoa(cfg.Keys), "--records-per-key", strconv.FormatInt(cfg.RecordsPerKey, 10),
-		"--rate", "8000", "--output", out)
-	// Kill it once a few checkpoints completed, well before its 3 s of
-	// input end.
-	if loc := c.jm.awaitCheckpoints(3); loc == "" {
-		_, stderr := c.jm.wait()
-		t.Fatalf("the jobmanager ended before three checkpoints: %s", stderr)
-	}
-	if err := victim.cmd.Process.Kill(); err != nil {
-		t.Fatal(err)
-	}
-	victim.wait()
+	run := c.runSequence(t, cfg, out)
+	c.awaitCheckpoints(t, 3)
+	killTaskManager(t, victim)
 	c.startTaskManager(t, "1")
-	if code, stderr := run.wait(); code != 0 {
-		_ = c.jm.cmd.Process.Kill()
-		_, jmErr := c.jm.wait()
-		t.Fatalf("run: exit %d: %s\njobmanager:\n%s", code, stderr, jmErr)
-	}
+	c.awaitSuccess(t, run)
 	lines, err := sequence.CommittedLines(out)
 	if err != nil {
 		t.Fatal(err)
@@ -145,14 +131,53 @@ func TestClusterTaskManagerKilled(t *testing.T) {
 	if err := sequence.Verify(cfg, lines); err != nil {
 		t.Fatalf("after a TaskManager was killed: %v", err)
 	}
-	c.jm.mu.Lock()
-	jmErr := c.jm.stderr.String()
-	c.jm.mu.Unlock()
+	jmErr := c.jm.stderrSoFar()
 	if !strings.Contains(jmErr, "taskmanager lost") || !strings.Contains(jmErr, "connection closed") {
 		t.Errorf("the jobmanager did not say it lost the TaskManager from its closed connection:\n%s", jmErr)
 	}
 	if !strings.Contains(jmErr, "restarting") {
 		t.Errorf("the job did not restart:\n%s", jmErr)
+	}
+}
+
+// runSequence starts `weir run sequence` on the cluster at parallelism 2,
+// checkpointing every 100 ms, with the exactly-once file sink into out and
+// further engine flags.
+func (c *cluster) runSequence(t *testing.T, cfg sequence.Config, out string, flags ...string) *proc {
+	t.Helper()
+	args := append([]string{"run", "--parallelism", "2", "--checkpoint-interval", "100ms", "--jobmanager", c.rest}, flags...)
+	return startWeir(t, append(args, "sequence", "--keys", strconv.Itoa(cfg.Keys),
+		"--records-per-key", strconv.FormatInt(cfg.RecordsPerKey, 10),
+		"--rate", strconv.FormatFloat(cfg.Rate, 'f', -1, 64), "--output", out)...)
+}
+
+// awaitCheckpoints waits until the JobManager logged n more completed
+// checkpoints.
+func (c *cluster) awaitCheckpoints(t *testing.T, n int) {
+	t.Helper()
+	if loc := c.jm.awaitCheckpoints(n); loc == "" {
+		_, stderr := c.jm.wait()
+		t.Fatalf("the jobmanager ended before %d checkpoints: %s", n, stderr)
+	}
+}
+
+// killTaskManager SIGKILLs a TaskManager and waits for its end.
+func killTaskManager(t *testing.T, tm *proc) {
+	t.Helper()
+	if err := tm.cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	tm.wait()
+}
+
+// awaitSuccess waits for a followed `weir run` and fails the test, with
+// the JobManager's log, unless its job finished.
+func (c *cluster) awaitSuccess(t *testing.T, run *proc) {
+	t.Helper()
+	if code, stderr := run.wait(); code != 0 {
+		_ = c.jm.cmd.Process.Kill()
+		_, jmErr := c.jm.wait()
+		t.Fatalf("run: exit %d: %s\njobmanager:\n%s", code, stderr, jmErr)
 	}
 }
 

@@ -76,6 +76,13 @@ func (p *proc) awaitCheckpoints(n int) string {
 	return loc
 }
 
+// stderrSoFar is what the process wrote to stderr until now.
+func (p *proc) stderrSoFar() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.stderr.String()
+}
+
 // wait waits for the process and returns its exit code and stderr.
 func (p *proc) wait() (int, string) {
 	<-p.done

@@ -320,7 +320,9 @@ type EngineOptions struct {
 	AllowNonRestored bool   `json:"allowNonRestoredState,omitempty"`
 	StateBackend     string `json:"stateBackend,omitempty"`
 	Incremental      bool   `json:"incremental,omitempty"`
-	StateDir         string `json:"stateDir,omitempty"`
+	// StateDir is refused by a cluster's JobManager: its TaskManagers
+	// keep Pebble's working directories under their own --data-dir.
+	StateDir string `json:"stateDir,omitempty"`
 }
 
 // SubmitResponse answers POST /jobs with the new job's id, as Flink's

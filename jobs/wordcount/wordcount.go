@@ -46,7 +46,8 @@ func (wc WordCount) String() string {
 // directory stands for its files), count the words, and write the counts
 // as text files under the directory output (one part file per sink
 // subtask) or, when output is "", print them to env's standard output on
-// one subtask, so that the lines have no subtask prefix. It checks that the
+// one subtask, sorted by word once the input ended (so that two runs
+// compare equal). It checks that the
 // inputs exist, so that a mistyped name is an error before the job runs.
 func Wordcount(env *weir.Env, inputs []string, output string) error {
 	if len(inputs) == 0 {
@@ -73,7 +74,7 @@ func writeCounts(env *weir.Env, counts weir.DataStream[WordCount], output string
 		}
 	}
 	if output == "" {
-		weir.Print(counts).Name("print").SetParallelism(1)
+		printSorted(env, counts)
 	} else {
 		weir.WriteText(counts, output, WordCount.String).Name("write")
 	}

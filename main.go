@@ -52,24 +52,10 @@ func (r jobRunner) Err() error { return r.reg.err() }
 
 // Run implements cli.JobRunner.
 func (r jobRunner) Run(ctx context.Context, req cli.RunRequest) (cli.RunSummary, error) {
-	j, ok := r.reg.lookup(req.Job)
-	if !ok {
-		return cli.RunSummary{}, cli.Usage(fmt.Errorf("unknown job %q", req.Job))
+	env, err := r.build(req)
+	if err != nil {
+		return cli.RunSummary{}, err
 	}
-	env := NewEnv(engineOptions(req)...)
-	if err := env.Err(); err != nil {
-		return cli.RunSummary{}, cli.Usage(err)
-	}
-	if err := callBuilder(j.build, env, req.Args); err != nil {
-		if errors.Is(err, flag.ErrHelp) || errors.Is(err, errBuilderPanic) {
-			return cli.RunSummary{}, &jobError{job: req.Job, err: err}
-		}
-		return cli.RunSummary{}, cli.Usage(&jobError{job: req.Job, err: err})
-	}
-	if err := env.Err(); err != nil {
-		return cli.RunSummary{}, cli.Usage(&jobError{job: req.Job, err: err})
-	}
-	env.builtBy(r.reg, req.Job, req.Args)
 	run, err := prepareRun(ctx, env, req.Job, req.Engine, req.Stderr)
 	if err != nil {
 		var u *cli.UsageError
@@ -99,6 +85,30 @@ func (r jobRunner) Run(ctx context.Context, req cli.RunRequest) (cli.RunSummary,
 		err = fmt.Errorf("%w (after %d restarts)", err, res.Restarts)
 	}
 	return sum, err
+}
+
+// build builds the job req.Job from its arguments into a new Env. Its
+// errors are UsageErrors, except for help and a builder's panic.
+func (r jobRunner) build(req cli.RunRequest) (*Env, error) {
+	j, ok := r.reg.lookup(req.Job)
+	if !ok {
+		return nil, cli.Usage(fmt.Errorf("unknown job %q", req.Job))
+	}
+	env := NewEnv(engineOptions(req)...)
+	if err := env.Err(); err != nil {
+		return nil, cli.Usage(err)
+	}
+	if err := callBuilder(j.build, env, req.Args); err != nil {
+		if errors.Is(err, flag.ErrHelp) || errors.Is(err, errBuilderPanic) {
+			return nil, &jobError{job: req.Job, err: err}
+		}
+		return nil, cli.Usage(&jobError{job: req.Job, err: err})
+	}
+	if err := env.Err(); err != nil {
+		return nil, cli.Usage(&jobError{job: req.Job, err: err})
+	}
+	env.builtBy(r.reg, req.Job, req.Args)
+	return env, nil
 }
 
 // defaultRESTGrace is how long `weir run --rest-addr` goes on serving

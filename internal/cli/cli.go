@@ -205,6 +205,7 @@ func newRootCmd(name string, jobs JobRunner, stdout, stderr io.Writer) *cobra.Co
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return Usage(err) })
 	root.AddCommand(newRunCmd(name, jobs, stdout, stderr), newJobsCmd(jobs, stdout))
+	root.AddCommand(newPlanCmd(jobs, stdout))
 	root.AddCommand(newClusterCmds(stdout, stderr)...)
 	root.AddCommand(newJobManagerCmd(jobs, stderr), newTaskManagerCmd(jobs, stdout, stderr))
 	return root

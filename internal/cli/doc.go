@@ -9,6 +9,8 @@
 //
 //	weir run JOB [engine flags] [job flags]   build JOB and run it to the end
 //	weir jobs                                 list the jobs in this binary
+//	weir plan JOB [--format text|dot|mermaid] [engine flags] [job flags]
+//	                                          print JOB's job graph without running it
 //	weir list | cancel JOBID | savepoint JOBID [DIR] | stop JOBID [--savepoint-dir DIR] [--drain]
 //	                                          act on a running JobManager's jobs through its
 //	                                          REST API (--jobmanager HOST:PORT, default 127.0.0.1:8081);

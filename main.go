@@ -77,7 +77,8 @@ func (r jobRunner) Run(ctx context.Context, req cli.RunRequest) (cli.RunSummary,
 		// batch job with an unbounded source): the arguments are at fault.
 		return cli.RunSummary{}, cli.Usage(&jobError{job: req.Job, err: err})
 	}
-	sum := cli.RunSummary{JobID: res.JobID, Duration: res.Duration, Restarts: res.Restarts, Savepoint: res.Savepoint}
+	sum := cli.RunSummary{JobID: res.JobID, Duration: res.Duration, Restarts: res.Restarts, Savepoint: res.Savepoint,
+		Vertices: summaryVertices(res.Vertices), Checkpoints: res.Checkpoints.Completed}
 	for _, v := range res.Vertices {
 		sum.Records += v.RecordsIn
 	}
@@ -121,12 +122,21 @@ const defaultRESTGrace = 5 * time.Second
 // it ended until every savepoint operation's result was read, at most the
 // grace period (--rest-grace) and not after the run was interrupted.
 func execute(ctx context.Context, env *Env, req cli.RunRequest) (*Result, error) {
-	if req.Engine.RestAddr == "" {
+	if req.Progress != nil && !env.bounded() {
+		req.Progress = nil // an unbounded job has no progress to show
+	}
+	if req.Engine.RestAddr == "" && req.Progress == nil {
 		return env.Execute(ctx, req.Job)
 	}
 	c, err := env.ExecuteAsync(ctx, req.Job)
 	if err != nil {
 		return nil, err
+	}
+	if req.Progress != nil {
+		defer watchProgress(c, req.Progress)()
+	}
+	if req.Engine.RestAddr == "" {
+		return c.Wait()
 	}
 	dir := newJobDirectory()
 	dir.add(c)

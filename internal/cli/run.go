@@ -61,10 +61,21 @@ func runJob(cmd *cobra.Command, name string, jobs JobRunner, args []string, stdo
 		// that the job's flag parser sees it before any positional one.
 		ra.JobArgs = append([]string{"-h"}, ra.JobArgs...)
 	}
-	sum, err := jobs.Run(cmd.Context(), RunRequest{
+	req := RunRequest{
 		Job: ra.Job, Args: ra.JobArgs, Engine: ra.Engine, Stdout: stdout, Stderr: stderr,
 		Logger: newEngineLogger(stderr, ra.Engine),
-	})
+	}
+	tty := !ra.Engine.Quiet && !ra.Help && isTerminal(stderr)
+	if tty {
+		req.Progress = progressLine{stderr}.show
+	}
+	sum, err := jobs.Run(cmd.Context(), req)
+	if tty {
+		progressLine{stderr}.clear()
+		if err == nil {
+			fmt.Fprint(stderr, RenderSummary(sum))
+		}
+	}
 	switch {
 	case errors.Is(err, flag.ErrHelp):
 		// Help that was asked for goes to stdout, after the job's own.

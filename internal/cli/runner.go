@@ -44,6 +44,10 @@ type RunRequest struct {
 	// Logger is the engine's log, on Stderr at the level the engine flags
 	// ask for (NewLogger).
 	Logger *slog.Logger
+	// Progress, when set, is called now and then while a bounded job runs
+	// (`weir run` in a terminal), from a goroutine of the runner's, and not
+	// after Run returned.
+	Progress func(Progress)
 }
 
 // RunSummary describes a finished job for the summary line.
@@ -59,6 +63,9 @@ type RunSummary struct {
 	// Savepoint is the location of the savepoint the job was stopped
 	// with ('weir stop'); empty when it ended otherwise.
 	Savepoint string
+	// Vertices and Checkpoints (completed) are for the summary table.
+	Vertices    []VertexSummary
+	Checkpoints int
 }
 
 // UsageError marks an error as the user's to fix in the command line:

@@ -102,6 +102,9 @@ func TestPlanMatchesNaive(t *testing.T) {
 		if !plansEqual(got, want) {
 			t.Fatalf("plan differs\n got %+v\nwant %+v", got, want)
 		}
+		if loop := loopPlan(top, func(id graph.SubtaskID) bool { return fin[id] }); !plansEqual(loop, want) {
+			t.Fatalf("loopPlan differs\n got %+v\nwant %+v", loop, want)
+		}
 		if calls != len(fin) {
 			t.Fatalf("finished called %d times for %d tasks", calls, len(fin))
 		}

@@ -11,12 +11,15 @@ import (
 
 const records = 4 << 20
 
+// items is how many distinct keys (sale.Item) the generated sales have.
+const items = 10_000
+
 type sale struct {
 	Item   int64
 	Amount int64
 }
 
-func genSale(i int64) (sale, error) { return sale{Item: i % 10_000, Amount: i % 97}, nil }
+func genSale(i int64) (sale, error) { return sale{Item: i % items, Amount: i % 97}, nil }
 
 func double(s sale) (sale, error) { s.Amount *= 2; return s, nil }
 
@@ -31,6 +34,70 @@ type countSink struct {
 func (c *countSink) Open(rc *weir.RuntimeContext) error { c.sum = rc.Counter("received"); return nil }
 func (c *countSink) Invoke(sale) error                  { c.n++; return nil }
 func (c *countSink) Finish() error                      { c.sum.Add(c.n); return nil }
+
+// finalSumSink receives a rolling sum per item and keeps each item's largest
+// (amounts are not negative, so that is its final sum). In Finish it adds
+// a weighted checksum of its items' sums to the job-wide counter
+// "checksum" and their count to "received"; the subtasks' items are
+// disjoint, so the job's totals compare with finalSums.
+type finalSumSink struct {
+	n        int64
+	last     []int64
+	received *weir.Counter
+	checksum *weir.Counter
+}
+
+func (c *finalSumSink) Open(rc *weir.RuntimeContext) error {
+	c.last = make([]int64, items)
+	c.received, c.checksum = rc.Counter("received"), rc.Counter("checksum")
+	return nil
+}
+
+func (c *finalSumSink) Invoke(s sale) error {
+	c.n++
+	c.last[s.Item] = max(c.last[s.Item], s.Amount)
+	return nil
+}
+
+func (c *finalSumSink) Finish() error {
+	c.received.Add(c.n)
+	c.checksum.Add(sumsChecksum(c.last))
+	return nil
+}
+
+// sumsChecksum weighs each item's sum by a distinct odd factor, so a sum
+// moved to another item or off by any amount changes the result.
+func sumsChecksum(sums []int64) int64 {
+	var h int64
+	for item, s := range sums {
+		h += s * (2*int64(item) + 1)
+	}
+	return h
+}
+
+// finalSums is the checksum finalSumSink reports for the first n sales.
+func finalSums(n int64) int64 {
+	sums := make([]int64, items)
+	for i := range n {
+		s, _ := genSale(i)
+		sums[s.Item] += s.Amount
+	}
+	return sumsChecksum(sums)
+}
+
+// runKeyed is run for a job ending in a finalSumSink: it also checks every
+// item's final sum against wantSums (finalSums).
+func runKeyed(b *testing.B, env *weir.Env, want, wantSums int64) int {
+	b.Helper()
+	res := runResult(b, env)
+	if got := res.Accumulators["received"]; got != want {
+		b.Fatalf("sink received %d records, want %d", got, want)
+	}
+	if got := res.Accumulators["checksum"]; got != wantSums {
+		b.Fatalf("checksum of the final sums is %d, want %d", got, wantSums)
+	}
+	return res.Checkpoints.Completed
+}
 
 // opaque hides f from the inliner, as passing it to the engine does.
 //
@@ -119,18 +186,21 @@ func BenchmarkChained(b *testing.B) {
 // a loop keeping the sums in a map. The checkpointed variants take aligned
 // checkpoints of the 10,000 keys' state every 100ms (checkpoint overhead).
 func BenchmarkKeyed(b *testing.B) {
+	wantSums := finalSums(records)
 	b.Run("loop", func(b *testing.B) {
 		start := time.Now()
 		for range b.N {
 			sums := make(map[int64]int64)
-			n := int64(0)
 			for i := int64(0); i < records; i++ {
 				s, _ := genSale(i)
 				sums[s.Item] += s.Amount
-				n++
 			}
-			if n != records {
-				b.Fatal(n)
+			flat := make([]int64, items)
+			for item, sum := range sums {
+				flat[item] = sum
+			}
+			if got := sumsChecksum(flat); got != wantSums {
+				b.Fatalf("checksum of the sums is %d, want %d", got, wantSums)
 			}
 		}
 		report(b, start, records)
@@ -157,8 +227,8 @@ func BenchmarkKeyed(b *testing.B) {
 					a.Amount += b.Amount
 					return a, nil
 				})
-				weir.AddSinkWith(sums, weir.SinkFunction[sale](&countSink{}))
-				checkpoints += run(b, env, records)
+				weir.AddSinkWith(sums, weir.SinkFunction[sale](&finalSumSink{}))
+				checkpoints += runKeyed(b, env, records, wantSums)
 			}
 			report(b, start, records)
 			if tt.interval > 0 {

@@ -12,6 +12,7 @@ import (
 // every second, in the same run (the FLIPs' figures of issue 5).
 func BenchmarkCheckpointOverhead(b *testing.B) {
 	const n = 12 * records
+	wantSums := finalSums(n)
 	for _, interval := range []time.Duration{0, time.Second} {
 		name := "no-checkpoints"
 		if interval > 0 {
@@ -31,8 +32,8 @@ func BenchmarkCheckpointOverhead(b *testing.B) {
 					a.Amount += b.Amount
 					return a, nil
 				})
-				weir.AddSinkWith(sums, weir.SinkFunction[sale](&countSink{}))
-				checkpoints += run(b, env, n)
+				weir.AddSinkWith(sums, weir.SinkFunction[sale](&finalSumSink{}))
+				checkpoints += runKeyed(b, env, n, wantSums)
 			}
 			report(b, start, n)
 			b.ReportMetric(float64(checkpoints)/float64(b.N), "checkpoints/op")

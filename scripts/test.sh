@@ -27,5 +27,8 @@ echo "== go test"
 # (internal/rpc; on in any test binary already, stated here for clarity).
 export WEIR_RPC_ENCODE=1
 go test -count=1 -timeout 15m "$@" ./...
+echo "== go test bench/peers (nested module: Beam Go's Nexmark checked against the reference, short)"
+# ./... stops at a nested go.mod; -short runs each query on one stream.
+(cd bench/peers && go vet ./... && go test -short -count=1 -timeout 10m ./...)
 echo "== go test -race (the concurrent core, short runs)"
 go test -race -short -count=1 -timeout 10m . ./internal/task ./internal/codec ./internal/network ./internal/jobmaster ./jobs/sequence

@@ -7,7 +7,7 @@
 // # Model
 //
 // The stream is a sequence of Event values, each carrying exactly one of a
-// *Person, *Auction or *Bid (see Event for why pointers). All times are event
+// Person, Auction or Bid, held by value (see Event). All times are event
 // times in ms since the Unix epoch; nothing here reads the wall clock.
 //
 // The stream is a pure function of a Config and a position: Config.EventAt(n)
@@ -89,6 +89,14 @@
 //   - Extra is cut at a random offset from a fixed 2 MiB string of random
 //     letters instead of being drawn letter by letter; the sizes follow the
 //     reference's formula. This halves generation cost. Nothing reads Extra.
+//   - Item names and descriptions are windows of a fixed 1 MiB text whose
+//     bytes follow the reference's letter distribution (a space with
+//     probability 1/13, else a uniform letter), trimmed as the reference
+//     trims; their lengths are drawn as the reference draws them. Credit
+//     card numbers are four consecutive groups of a fixed text of uniform
+//     four-digit groups. E-mail addresses are drawn from 65,536 made by the
+//     reference's rule (so they repeat; no query reads them). So no event
+//     builds a string and EventAt allocates nothing.
 //   - Channel URLs are a fixed function of the channel number; the Flink
 //     generator draws them from an unseeded Random on first use, so they
 //     differ between its runs.

@@ -1,46 +1,24 @@
 package nexmark
 
 // Each constructor below builds the entity for adjusted event number m at
-// event time ts, drawing from r. A person's or auction's random text is
-// appended to one stack buffer and turned into one string that the fields
-// slice; Extra is cut from a shared pool. So a bid costs one allocation and a
-// person or auction two.
+// event time ts, drawing from r. Every string is a slice of shared text
+// (text.go), so no constructor allocates.
 
-// Stack buffers for an event's text (not counting Extra); random words are
-// bounded, so these never grow.
-const (
-	personBufSize  = 64
-	auctionBufSize = 160
-)
-
-func (c Config) newPerson(m, ts int64, r *rng) *Person {
-	var arr [personBufSize]byte
-	b := arr[:0]
+func (c Config) newPerson(m, ts int64, r *rng) Person {
 	name := fullNames[r.intn(int64(len(fullNames)))]
-
-	lo := len(b)
-	b = appendWord(b, r, 7, ' ')
-	b = append(b, '@')
-	b = appendWord(b, r, 5, ' ')
-	b = append(b, ".com"...)
-	email := mark(b, lo)
-
-	lo = len(b)
-	b = appendCreditCard(b, r)
-	card := mark(b, lo)
-
+	email := pooledEmail(r)
+	card := pooledCreditCard(r)
 	city := usCities[r.intn(int64(len(usCities)))]
 	state := usStates[r.intn(int64(len(usStates)))]
 
-	size := 8 + len(name) + (email.hi - email.lo) + (card.hi - card.lo) + len(city) + len(state)
+	size := 8 + len(name) + len(email) + len(card) + len(city) + len(state)
 	pad := extra(r, size, c.AvgPersonByteSize)
 
-	text := string(b)
-	return &Person{
+	return Person{
 		ID:           c.lastPerson(m) + c.FirstPersonID,
 		Name:         name,
-		EmailAddress: email.of(text),
-		CreditCard:   card.of(text),
+		EmailAddress: email,
+		CreditCard:   card,
 		City:         city,
 		State:        state,
 		DateTime:     ts,
@@ -48,7 +26,7 @@ func (c Config) newPerson(m, ts int64, r *rng) *Person {
 	}
 }
 
-func (c Config) newAuction(m, ts int64, r *rng) *Auction {
+func (c Config) newAuction(m, ts int64, r *rng) Auction {
 	var seller int64
 	if r.intn(int64(c.HotSellersRatio)) > 0 {
 		seller = c.hotSeller(m)
@@ -59,23 +37,17 @@ func (c Config) newAuction(m, ts int64, r *rng) *Auction {
 	initialBid := r.price()
 	expires := ts + c.auctionLengthMs(m, ts, r)
 
-	var arr [auctionBufSize]byte
-	b := arr[:0]
-	b = appendWord(b, r, 20, ' ')
-	name := mark(b, 0)
-	lo := len(b)
-	b = appendWord(b, r, 100, ' ')
-	desc := mark(b, lo)
+	name := pooledWord(r, 20)
+	desc := pooledWord(r, 100)
 	reserve := initialBid + r.price()
 
-	size := 8 + (name.hi - name.lo) + (desc.hi - desc.lo) + 8 + 8 + 8 + 8 + 8
+	size := 8 + len(name) + len(desc) + 8 + 8 + 8 + 8 + 8
 	pad := extra(r, size, c.AvgAuctionByteSize)
 
-	text := string(b)
-	return &Auction{
+	return Auction{
 		ID:          c.lastAuction(m) + c.FirstAuctionID,
-		ItemName:    name.of(text),
-		Description: desc.of(text),
+		ItemName:    name,
+		Description: desc,
 		InitialBid:  initialBid,
 		Reserve:     reserve,
 		DateTime:    ts,
@@ -86,7 +58,7 @@ func (c Config) newAuction(m, ts int64, r *rng) *Auction {
 	}
 }
 
-func (c Config) newBid(m, ts int64, r *rng) *Bid {
+func (c Config) newBid(m, ts int64, r *rng) Bid {
 	var auction, bidder int64
 	if r.intn(int64(c.HotAuctionRatio)) > 0 {
 		auction = c.hotAuction(m)
@@ -110,7 +82,7 @@ func (c Config) newBid(m, ts int64, r *rng) *Bid {
 
 	// The reference counts only the four numbers towards a bid's size.
 	pad := extra(r, 8+8+8+8, c.AvgBidByteSize)
-	return &Bid{
+	return Bid{
 		Auction:  auction + c.FirstAuctionID,
 		Bidder:   bidder + c.FirstPersonID,
 		Price:    price,

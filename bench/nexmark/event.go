@@ -5,6 +5,7 @@ package nexmark
 // from any number of goroutines or processes, gives the same events a single
 // sequential Generator does. c must be valid (see Validate) and n must be in
 // [0, NumEvents) when NumEvents is set; EventAt does not check either.
+// It allocates nothing.
 func (c Config) EventAt(n int64) Event {
 	m := c.adjusted(n)
 	ts := c.timestampOf(m)

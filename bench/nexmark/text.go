@@ -2,6 +2,7 @@ package nexmark
 
 import (
 	"strconv"
+	"strings"
 	"sync"
 )
 
@@ -150,23 +151,89 @@ func extra(r *rng, currentSize, avgSize int) string {
 	return extraPool()[off : off+int64(n)]
 }
 
-// appendCreditCard appends four space-separated groups of four digits.
-func appendCreditCard(b []byte, r *rng) []byte {
-	for i := range 4 {
-		if i > 0 {
-			b = append(b, ' ')
+// Pre-generated text that events slice instead of building strings: the
+// generator allocates nothing per event. Each pool is drawn once from a fixed
+// seed, so equal Configs still give equal bytes everywhere.
+const (
+	// wordPoolSize is the length of the text random words are cut from.
+	wordPoolSize = 1 << 20
+	// emailPoolSize is how many distinct e-mail addresses persons draw from.
+	emailPoolSize = 1 << 16
+	// cardGroups is how many four-digit groups the credit-card text holds.
+	cardGroups = 1 << 16
+	// maxWordLength bounds pooledWord's maxLength (the longest the
+	// generator asks for is an auction's 100-letter description).
+	maxWordLength = 128
+)
+
+// wordPool is text in which each byte, independently, is a space with
+// probability 1/13 and otherwise a uniformly drawn letter: the distribution
+// of the reference's nextString letters.
+var wordPool = sync.OnceValue(func() string {
+	r := rng{state: 0x776f72642d706f6f} // "word-poo"
+	b := make([]byte, wordPoolSize)
+	for i := range b {
+		if r.intn(13) == 0 {
+			b[i] = ' '
+		} else {
+			b[i] = byte('a' + r.intn(26))
 		}
-		v := r.intn(10_000)
-		b = append(b, byte('0'+v/1000), byte('0'+v/100%10), byte('0'+v/10%10), byte('0'+v%10))
 	}
-	return b
+	return string(b)
+})
+
+// pooledWord returns a random word as the reference's nextString makes one
+// (see appendWord): minStringLength to maxLength-1 letters, each a space
+// with probability 1/13, trimmed of spaces. The letters are a window of
+// wordPool at a random offset, so its distribution is the reference's.
+func pooledWord(r *rng, maxLength int64) string {
+	n := minStringLength + r.intn(maxLength-minStringLength)
+	off := r.intn(wordPoolSize - maxWordLength)
+	return strings.Trim(wordPool()[off:off+n], " ")
 }
 
-// span marks a field inside an event's text buffer.
-type span struct{ lo, hi int }
+// emailPool holds emailPoolSize addresses made as the reference makes one:
+// a word of up to 6 letters, '@', a word of up to 4 letters, ".com". A
+// person draws one at random; no query reads e-mail addresses.
+var emailPool = sync.OnceValue(func() []string {
+	r := rng{state: 0x656d61696c2d706f} // "email-po"
+	var text []byte
+	ends := make([]int, 0, emailPoolSize)
+	for range emailPoolSize {
+		text = appendWord(text, &r, 7, ' ')
+		text = append(text, '@')
+		text = appendWord(text, &r, 5, ' ')
+		text = append(text, ".com"...)
+		ends = append(ends, len(text))
+	}
+	all := string(text)
+	out := make([]string, emailPoolSize)
+	lo := 0
+	for i, hi := range ends {
+		out[i], lo = all[lo:hi], hi
+	}
+	return out
+})
 
-// mark returns the span of bytes appended since lo.
-func mark(b []byte, lo int) span { return span{lo, len(b)} }
+// pooledEmail returns a random e-mail address from emailPool.
+func pooledEmail(r *rng) string { return emailPool()[r.intn(emailPoolSize)] }
 
-// of returns the field's text from the event's single string.
-func (s span) of(text string) string { return text[s.lo:s.hi] }
+// cardPool is cardGroups groups of four uniform digits, each followed by a
+// space.
+var cardPool = sync.OnceValue(func() string {
+	r := rng{state: 0x636172642d706f6f} // "card-poo"
+	b := make([]byte, 0, 5*cardGroups)
+	for range cardGroups {
+		v := r.intn(10_000)
+		b = append(b, byte('0'+v/1000), byte('0'+v/100%10), byte('0'+v/10%10), byte('0'+v%10), ' ')
+	}
+	return string(b)
+})
+
+// pooledCreditCard returns four space-separated groups of four digits, as
+// the reference's credit card numbers: four consecutive groups of cardPool
+// from a random one, so every group is uniform over 0000-9999.
+func pooledCreditCard(r *rng) string {
+	g := r.intn(cardGroups - 3)
+	return cardPool()[5*g : 5*g+19]
+}

@@ -112,6 +112,16 @@ func (f *FlatMap[T, R]) ProcessElement(ts int64, v T) error {
 	return f.out.takeErr()
 }
 
+// Finish finishes the user function and reports the first downstream error
+// of what it emitted meanwhile: a function may still emit in Finish (through
+// the Collector it was given), as FLIP-147 defines.
+func (f *FlatMap[T, R]) Finish() error {
+	if err := f.UDF.Finish(); err != nil {
+		return err
+	}
+	return f.out.takeErr()
+}
+
 // collector adapts an op.Output to the user's Collector. Collect cannot
 // return an error, so the first downstream error is kept and reported
 // after the user function returns; later elements are dropped.

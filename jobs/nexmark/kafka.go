@@ -41,14 +41,15 @@ func decodeEvent(r *kafka.Record) (benchnexmark.Event, error) {
 	if err := json.Unmarshal(r.Value, &e); err != nil {
 		return e, fmt.Errorf("nexmark: decode event: %w", err)
 	}
-	set := 0
-	for _, p := range []bool{e.Person != nil, e.Auction != nil, e.Bid != nil} {
+	set := []bool{e.Person != (benchnexmark.Person{}), e.Auction != (benchnexmark.Auction{}), e.Bid != (benchnexmark.Bid{})}
+	n := 0
+	for _, p := range set {
 		if p {
-			set++
+			n++
 		}
 	}
-	if set != 1 {
-		return e, fmt.Errorf("nexmark: decode event: %d of person, auction and bid, want one: %.100q", set, r.Value)
+	if n != 1 || int(e.Kind) >= len(set) || !set[e.Kind] {
+		return e, fmt.Errorf("nexmark: decode event: kind %s with %d of person, auction and bid set, want that one: %.100q", e.Kind, n, r.Value)
 	}
 	return e, nil
 }

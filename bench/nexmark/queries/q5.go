@@ -19,7 +19,7 @@ func Q5(env *weir.Env, cfg nexmark.Config) weir.DataStream[reference.Q5Row] {
 // Q5Of is Q5 over a given event stream.
 func Q5Of(events weir.DataStream[nexmark.Event]) weir.DataStream[reference.Q5Row] {
 	auctions := weir.FlatMap(events, func(e nexmark.Event, out weir.Collector[int64]) error {
-		if e.Bid != nil {
+		if e.IsBid() {
 			out.Collect(e.Bid.Auction)
 		}
 		return nil

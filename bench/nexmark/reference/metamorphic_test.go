@@ -55,13 +55,13 @@ func TestResultsIgnoreArrivalOrder(t *testing.T) {
 // over the whole input at once, to check the streaming loops against.
 
 func naiveQ3(events iter.Seq[nexmark.Event]) []Q3Row {
-	var persons []*nexmark.Person
-	var auctions []*nexmark.Auction
+	var persons []nexmark.Person
+	var auctions []nexmark.Auction
 	for e := range events {
-		if e.Person != nil {
+		if e.IsPerson() {
 			persons = append(persons, e.Person)
 		}
-		if e.Auction != nil {
+		if e.IsAuction() {
 			auctions = append(auctions, e.Auction)
 		}
 	}
@@ -81,11 +81,11 @@ func naiveWinningBids(events iter.Seq[nexmark.Event]) []Winner {
 	var auctions []*nexmark.Auction
 	bids := map[int64][]*nexmark.Bid{}
 	for e := range events {
-		if e.Auction != nil {
-			auctions = append(auctions, e.Auction)
+		if e.IsAuction() {
+			auctions = append(auctions, &e.Auction)
 		}
-		if e.Bid != nil {
-			bids[e.Bid.Auction] = append(bids[e.Bid.Auction], e.Bid)
+		if e.IsBid() {
+			bids[e.Bid.Auction] = append(bids[e.Bid.Auction], &e.Bid)
 		}
 	}
 	var out []Winner
@@ -107,10 +107,10 @@ func naiveWinningBids(events iter.Seq[nexmark.Event]) []Winner {
 func naiveQ5(events iter.Seq[nexmark.Event]) []Q5Row {
 	counts := map[int64]map[int64]int64{} // window -> auction -> bids
 	for e := range events {
-		b := e.Bid
-		if b == nil {
+		if !e.IsBid() {
 			continue
 		}
+		b := e.Bid
 		// Every slide-aligned start s with s <= t < s+size, found by scanning.
 		for s := WindowStart(b.DateTime, Q5Slide) - WindowSize; s <= b.DateTime; s += Q5Slide {
 			if s <= b.DateTime && b.DateTime < s+WindowSize {

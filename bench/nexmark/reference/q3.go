@@ -38,7 +38,7 @@ func Q3(events iter.Seq[nexmark.Event]) []Q3Row {
 	var out []Q3Row
 	for e := range events {
 		switch {
-		case e.Person != nil:
+		case e.IsPerson():
 			p := e.Person
 			var s *seller
 			if Q3State(p.State) {
@@ -49,7 +49,7 @@ func Q3(events iter.Seq[nexmark.Event]) []Q3Row {
 			}
 			delete(waiting, p.ID)
 			persons[p.ID] = s
-		case e.Auction != nil:
+		case e.IsAuction():
 			a := e.Auction
 			if a.Category != Q3Category {
 				continue

@@ -63,19 +63,21 @@ func WinningBids(events iter.Seq[nexmark.Event]) []Winner {
 	}
 	for e := range events {
 		switch {
-		case e.Auction != nil:
-			s := get(e.Auction.ID)
-			s.auction = e.Auction
+		case e.IsAuction():
+			a := e.Auction // only auctions and bids kept for later are copied to the heap
+			s := get(a.ID)
+			s.auction = &a
 			for _, b := range s.early {
 				offer(s, b)
 			}
 			s.early = nil
-		case e.Bid != nil:
-			s := get(e.Bid.Auction)
+		case e.IsBid():
+			b := e.Bid
+			s := get(b.Auction)
 			if s.auction == nil {
-				s.early = append(s.early, e.Bid)
+				s.early = append(s.early, &b)
 			} else {
-				offer(s, e.Bid)
+				offer(s, &b)
 			}
 		}
 	}

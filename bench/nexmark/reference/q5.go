@@ -29,10 +29,10 @@ func Q5(events iter.Seq[nexmark.Event]) []Q5Row {
 func hotItems(events iter.Seq[nexmark.Event], size, slide int64) []Q5Row {
 	panes := map[int64]map[int64]int64{} // pane start -> auction -> bids
 	for e := range events {
-		b := e.Bid
-		if b == nil {
+		if !e.IsBid() {
 			continue
 		}
+		b := &e.Bid
 		p := WindowStart(b.DateTime, slide)
 		counts := panes[p]
 		if counts == nil {

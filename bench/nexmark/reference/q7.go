@@ -25,10 +25,10 @@ func Q7(events iter.Seq[nexmark.Event]) []Q7Row {
 	}
 	windows := map[int64]*window{}
 	for e := range events {
-		b := e.Bid
-		if b == nil {
+		if !e.IsBid() {
 			continue
 		}
+		b := &e.Bid
 		start := WindowStart(b.DateTime, WindowSize)
 		w := windows[start]
 		if w == nil {

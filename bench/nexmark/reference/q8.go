@@ -39,11 +39,11 @@ func Q8(events iter.Seq[nexmark.Event]) []Q8Row {
 	}
 	for e := range events {
 		switch {
-		case e.Person != nil:
+		case e.IsPerson():
 			p := e.Person
 			s := get(key{WindowStart(p.DateTime, WindowSize), p.ID})
 			s.person, s.name = true, p.Name
-		case e.Auction != nil:
+		case e.IsAuction():
 			a := e.Auction
 			get(key{WindowStart(a.DateTime, WindowSize), a.Seller}).auctioned = true
 		}

@@ -17,11 +17,12 @@ func TestQ0(t *testing.T) {
 		auction(1000, 1000, 10, T+1, T+100, 0),
 		bid(1000, 1000, 50, T+2),
 		bid(1000, 1001, 70, T+3),
-		{}, // counted as an event of no kind, adding nothing to the checksum
 	}
+	events[3].Bid.Extra = "xyz" // its length counts
+	// Persons and auctions do not pass through.
 	want := Q0Result{
-		Events: 5, Persons: 1, Auctions: 1, Bids: 2,
-		Checksum: uint64((1000 + T) + (1000 + T + 1) + (1000 + 1000 + 50 + T + 2) + (1000 + 1001 + 70 + T + 3)),
+		Bids:     2,
+		Checksum: uint64((1000 + 1000 + 50 + T + 2) + (1000 + 1001 + 70 + T + 3 + 3)),
 	}
 	if got := Q0(slices.Values(events)); got != want {
 		t.Fatalf("Q0 = %+v, want %+v", got, want)

@@ -83,29 +83,20 @@ func Events(s beam.Scope, cfg nexmark.Config, n int64, shards int) beam.PCollect
 	return beam.ParDo(s, &genFn{Cfg: cfg}, beam.CreateList(s, Shards(n, shards)))
 }
 
-// q0Fn counts events and sums their checksums: q0 as one global combine.
+// q0Fn counts bids and sums their checksums: q0 as one global combine.
 type q0Fn struct{}
 
 func (q0Fn) CreateAccumulator() reference.Q0Result { return reference.Q0Result{} }
 
 func (q0Fn) AddInput(a reference.Q0Result, e nexmark.Event) reference.Q0Result {
-	a.Events++
-	switch {
-	case e.Person != nil:
-		a.Persons++
-	case e.Auction != nil:
-		a.Auctions++
-	case e.Bid != nil:
+	if e.IsBid() {
 		a.Bids++
+		a.Checksum += reference.BidChecksum(&e.Bid)
 	}
-	a.Checksum += reference.Checksum(e)
 	return a
 }
 
-func (q0Fn) MergeAccumulators(a, b reference.Q0Result) reference.Q0Result {
-	return reference.Q0Result{Events: a.Events + b.Events, Persons: a.Persons + b.Persons,
-		Auctions: a.Auctions + b.Auctions, Bids: a.Bids + b.Bids, Checksum: a.Checksum + b.Checksum}
-}
+func (q0Fn) MergeAccumulators(a, b reference.Q0Result) reference.Q0Result { return a.Add(b) }
 
 // Q0 is the pass-through query: a PCollection with one reference.Q0Result.
 func Q0(s beam.Scope, events beam.PCollection) beam.PCollection {
@@ -115,7 +106,7 @@ func Q0(s beam.Scope, events beam.PCollection) beam.PCollection {
 type q1Fn struct{}
 
 func (q1Fn) ProcessElement(e nexmark.Event, emit func(reference.Q1Row)) {
-	if b := e.Bid; b != nil {
+	if b := e.Bid; e.IsBid() {
 		emit(reference.Q1Row{Auction: b.Auction, Bidder: b.Bidder, Price: reference.DollarsToEuros(b.Price), DateTime: b.DateTime})
 	}
 }
@@ -128,7 +119,7 @@ func Q1(s beam.Scope, events beam.PCollection) beam.PCollection {
 type q2Fn struct{}
 
 func (q2Fn) ProcessElement(e nexmark.Event, emit func(reference.Q2Row)) {
-	if b := e.Bid; b != nil && b.Auction%reference.Q2Modulus == 0 {
+	if b := e.Bid; e.IsBid() && b.Auction%reference.Q2Modulus == 0 {
 		emit(reference.Q2Row{Auction: b.Auction, Price: b.Price})
 	}
 }
@@ -142,7 +133,7 @@ func Q2(s beam.Scope, events beam.PCollection) beam.PCollection {
 type bidsFn struct{}
 
 func (bidsFn) ProcessElement(t beam.EventTime, e nexmark.Event, emit func(beam.EventTime, reference.Q7Row)) {
-	if b := e.Bid; b != nil {
+	if b := e.Bid; e.IsBid() {
 		emit(t, reference.Q7Row{Auction: b.Auction, Bidder: b.Bidder, Price: b.Price, DateTime: b.DateTime})
 	}
 }
@@ -203,7 +194,7 @@ func Q7(s beam.Scope, events beam.PCollection) beam.PCollection {
 type bidAuctionFn struct{}
 
 func (bidAuctionFn) ProcessElement(t beam.EventTime, e nexmark.Event, emit func(beam.EventTime, int64)) {
-	if b := e.Bid; b != nil {
+	if b := e.Bid; e.IsBid() {
 		emit(t, b.Auction)
 	}
 }

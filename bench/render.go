@@ -226,7 +226,7 @@ func relPlot(plots, name string) string {
 }
 
 // renderDoc replaces the generated section of doc (appending it when the
-// page has none).
+// page has none) and the figures quoted in its prose (fillFigures).
 func renderDoc(rep Report, doc, plots string) error {
 	old, err := os.ReadFile(doc)
 	if err != nil && !os.IsNotExist(err) {
@@ -240,6 +240,7 @@ func renderDoc(rep Report, doc, plots string) error {
 	} else {
 		text += "\n## Latest run of the suite\n\n" + gen
 	}
+	text = fillFigures(text, nexmarkRows(rep))
 	return os.WriteFile(doc, []byte(text), 0o644)
 }
 

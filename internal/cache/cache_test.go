@@ -20,14 +20,41 @@ type collected[T any] struct{ vs []T }
 func (c *collected[T]) Collect(_ int64, v T) error { c.vs = append(c.vs, v); return nil }
 func (c *collected[T]) EmitWatermark(int64) error  { return nil }
 
-// write produces a one-partition dataset of vs through a Writer.
+// write produces a one-partition dataset d1 of vs through a Writer.
 func write[T any](t testing.TB, r *Registry, vs []T) (*Dataset, *collected[T]) {
+	t.Helper()
+	return writeID(t, r, "d1", vs)
+}
+
+// writeID produces a one-partition dataset id of vs through a Writer.
+func writeID[T any](t testing.TB, r *Registry, id string, vs []T) (*Dataset, *collected[T]) {
+	t.Helper()
+	prod, out := produce(t, r, id, vs)
+	if !r.Commit(prod) {
+		t.Fatal("the dataset was not created")
+	}
+	ds, ok := r.Lookup(id)
+	if !ok {
+		t.Fatalf("dataset %s not found after it was created", id)
+	}
+	return ds, out
+}
+
+// commitOne produces dataset id of vs and reports whether Commit kept it.
+func commitOne[T any](t testing.TB, r *Registry, id string, vs []T) bool {
+	t.Helper()
+	prod, _ := produce(t, r, id, vs)
+	return r.Commit(prod)
+}
+
+// produce writes a one-partition production of dataset id.
+func produce[T any](t testing.TB, r *Registry, id string, vs []T) (*Production, *collected[T]) {
 	t.Helper()
 	c, err := codec.For[T]()
 	if err != nil {
 		t.Fatal(err)
 	}
-	prod, err := r.Begin("d1", "test", 1)
+	prod, err := r.Begin(id, "test", 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,11 +72,7 @@ func write[T any](t testing.TB, r *Registry, vs []T) (*Dataset, *collected[T]) {
 		t.Fatal(err)
 	}
 	_ = w.Close()
-	if !r.Commit(prod) {
-		t.Fatal("the dataset was not created")
-	}
-	ds, _ := r.Lookup("d1")
-	return ds, out
+	return prod, out
 }
 
 func readAll[T any](ds *Dataset) ([]T, []int64, error) {

@@ -1,6 +1,8 @@
 package cache
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"sync"
@@ -16,8 +18,11 @@ type Production struct {
 	id, name string
 	dir      string
 	parallel int
-	seq      atomic.Int64
-	mu       struct {
+	// token tells apart the files of productions of the same dataset by
+	// several processes sharing a persistent directory.
+	token string
+	seq   atomic.Int64
+	mu    struct {
 		sync.Mutex
 		parts     []*Partition
 		abandoned error
@@ -82,7 +87,14 @@ func (p *Production) Abort() {
 // fileName names a new partition of subtask: unique within the registry's
 // directory whatever the attempt.
 func (p *Production) fileName(subtask int) string {
-	return fmt.Sprintf("weir-cache-%s-s%d-%d", p.id, subtask, p.seq.Add(1))
+	return fmt.Sprintf("weir-cache-%s-%s-s%d-%d", p.id, p.token, subtask, p.seq.Add(1))
+}
+
+// randomToken returns 8 random hex characters.
+func randomToken() string {
+	var b [4]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
 }
 
 // errNoSpace is the write error of a partition over

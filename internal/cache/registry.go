@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"slices"
 	"sync"
 	"time"
 
@@ -28,6 +29,9 @@ type Dataset struct {
 	Name       string
 	Partitions []Partition
 	Created    time.Time
+	// LastUsed is when an execution last read or created the dataset
+	// (least-recently-used eviction under Options.Quota).
+	LastUsed time.Time
 }
 
 // Records is the number of records of the dataset.
@@ -51,8 +55,19 @@ func (d *Dataset) Bytes() int64 {
 // Options configure a Registry.
 type Options struct {
 	// Dir is the directory under which the registry makes its own
-	// (os.TempDir() when empty), created at the first dataset.
+	// (os.TempDir() when empty), created at the first dataset. With
+	// Persistent, Dir is the cache directory itself.
 	Dir string
+	// Persistent keeps the datasets in Dir beyond the registry (and the
+	// process): each complete dataset has a manifest there (manifest.go),
+	// Lookup finds the datasets other processes created, and Close
+	// leaves them in place.
+	Persistent bool
+	// Quota bounds the bytes of the datasets (for a persistent registry:
+	// of all in Dir); 0: no bound. A dataset created beyond it evicts the
+	// least recently used others, or is dropped itself when it alone is
+	// larger.
+	Quota int64
 	// MaxPartitionBytes bounds each partition's data (0: no bound): a
 	// partition that would grow past it is abandoned as on a full disk.
 	MaxPartitionBytes int64
@@ -86,23 +101,43 @@ func NewRegistry(o Options) *Registry {
 // ErrClosed is returned once the registry was closed.
 var ErrClosed = errors.New("cache: the environment was closed")
 
-// Lookup returns the complete dataset id.
+// Lookup returns the complete dataset id, and records its use. A
+// persistent registry looks in its directory, where another process may
+// have created or dropped it.
 func (r *Registry) Lookup(id string) (*Dataset, bool) {
+	if r.opts.Persistent {
+		d, err := readManifest(r.opts.Dir, id)
+		if err != nil {
+			if !errors.Is(err, os.ErrNotExist) {
+				r.opts.Logger.Warn("cache: unreadable manifest; the dataset is computed again", "dataset", id, "error", err)
+			}
+			return nil, false
+		}
+		touch(r.opts.Dir, id)
+		return d, true
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	d, ok := r.mu.complete[id]
+	if ok {
+		d.LastUsed = time.Now()
+	}
 	return d, ok
 }
 
-// Datasets returns the complete datasets.
-func (r *Registry) Datasets() []*Dataset {
+// Datasets returns the complete datasets, most recently used first.
+func (r *Registry) Datasets() ([]*Dataset, error) {
+	if r.opts.Persistent {
+		return ListDir(r.opts.Dir)
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	out := make([]*Dataset, 0, len(r.mu.complete))
 	for _, d := range r.mu.complete {
 		out = append(out, d)
 	}
-	return out
+	slices.SortFunc(out, func(a, b *Dataset) int { return b.LastUsed.Compare(a.LastUsed) })
+	return out, nil
 }
 
 // Check verifies that every partition of a complete dataset is there with
@@ -126,6 +161,12 @@ func (r *Registry) Begin(id, name string, parallelism int) (*Production, error) 
 	if r.mu.closed {
 		return nil, ErrClosed
 	}
+	if r.mu.dir == "" && r.opts.Persistent {
+		if err := os.MkdirAll(r.opts.Dir, 0o755); err != nil {
+			return nil, fmt.Errorf("cache: directory: %w", err)
+		}
+		r.mu.dir = r.opts.Dir
+	}
 	if r.mu.dir == "" {
 		dir, err := os.MkdirTemp(r.opts.Dir, "weir-cache-")
 		if err != nil {
@@ -133,7 +174,7 @@ func (r *Registry) Begin(id, name string, parallelism int) (*Production, error) 
 		}
 		r.mu.dir = dir
 	}
-	p := &Production{reg: r, id: id, name: name, dir: r.mu.dir, parallel: parallelism}
+	p := &Production{reg: r, id: id, name: name, dir: r.mu.dir, parallel: parallelism, token: randomToken()}
 	p.mu.parts = make([]*Partition, parallelism)
 	return p, nil
 }
@@ -155,20 +196,54 @@ func (r *Registry) Commit(p *Production) bool {
 		p.Abort()
 		return false
 	}
+	d.LastUsed = d.Created
 	old := r.mu.complete[p.id]
 	r.mu.complete[p.id] = d
 	r.mu.Unlock()
+	if r.opts.Persistent {
+		if prev, err := readManifest(r.opts.Dir, d.ID); err == nil {
+			old = prev // another process's, or an earlier run's
+		}
+		if err := writeManifest(r.opts.Dir, d); err != nil {
+			r.opts.Logger.Warn("cache not created", "dataset", p.id, "name", p.name, "reason", err)
+			r.mu.Lock()
+			delete(r.mu.complete, p.id)
+			r.mu.Unlock()
+			p.Abort()
+			return false
+		}
+	}
 	if old != nil {
-		removeDataset(old)
+		_ = removeDataset(old)
 	}
 	r.opts.Logger.Info("cache created", "dataset", d.ID, "name", d.Name, "partitions", len(d.Partitions),
-		"records", d.Records(), "bytes", d.Bytes())
-	return true
+		"records", d.Records(), "bytes", d.Bytes(), "persistent", r.opts.Persistent)
+	r.enforceQuota(d.ID)
+	return d.ID != "" && r.kept(d.ID)
+}
+
+// kept reports whether dataset id is still complete.
+func (r *Registry) kept(id string) bool {
+	if r.opts.Persistent {
+		_, err := os.Stat(manifestPath(r.opts.Dir, id))
+		return err == nil
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	_, ok := r.mu.complete[id]
+	return ok
 }
 
 // Release deletes dataset id's files and forgets it; releasing an unknown
 // dataset does nothing.
 func (r *Registry) Release(id string) error {
+	if r.opts.Persistent {
+		r.mu.Lock()
+		delete(r.mu.complete, id)
+		r.mu.Unlock()
+		_, err := DropDir(r.opts.Dir, id)
+		return err
+	}
 	r.mu.Lock()
 	d := r.mu.complete[id]
 	delete(r.mu.complete, id)
@@ -183,8 +258,14 @@ func (r *Registry) Release(id string) error {
 }
 
 // Close releases every dataset and removes the registry's directory;
-// later productions are refused.
+// later productions are refused. A persistent registry's datasets stay.
 func (r *Registry) Close() error {
+	if r.opts.Persistent {
+		r.mu.Lock()
+		r.mu.complete, r.mu.closed = map[string]*Dataset{}, true
+		r.mu.Unlock()
+		return nil
+	}
 	r.mu.Lock()
 	ds := r.mu.complete
 	dir := r.mu.dir

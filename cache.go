@@ -38,6 +38,9 @@ type cacheNode struct {
 	// readParallelism is the parallelism the cache is read at (0: the
 	// parallelism it was written at).
 	readParallelism int
+	// persistent: the dataset is named by its lineage's fingerprint and
+	// kept in the cache directory (WithCacheDir).
+	persistent bool
 }
 
 // Cache caches s, a stream or a side output, for later executions of its
@@ -74,6 +77,14 @@ func TryCache[T any](s DataStream[T]) (CachedStream[T], error) {
 		d.t.Parallelism = in.Parallelism
 	}
 	node := &cacheNode{id: datasetID(s.env, d.t.ID), name: in.String(), t: d.t}
+	if s.env.opts.CacheDir != "" {
+		if fp, ok, blocker := s.env.lineageFingerprint(d.t); ok {
+			node.id, node.persistent = fp, true
+		} else {
+			s.env.opts.Logger.Info("cache kept for this program only: a source upstream does not say what it reads",
+				"stream", node.name, "source", blocker)
+		}
+	}
 	codecOf := typeinfo.New[T]()
 	node.writer = func(prod *cache.Production) graph.Factory {
 		return func(out any) (any, error) {
@@ -115,7 +126,7 @@ func (c CachedStream[T]) Invalidate(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	return c.env.cacheRegistry().Release(c.node.id)
+	return c.env.registryOf(c.node).Release(c.node.id)
 }
 
 // IsCached reports whether the cache was created (and not released): the
@@ -124,7 +135,7 @@ func (c CachedStream[T]) IsCached() bool {
 	if c.node == nil {
 		return false
 	}
-	_, ok := c.env.cacheRegistry().Lookup(c.node.id)
+	_, ok := c.env.registryOf(c.node).Lookup(c.node.id)
 	return ok
 }
 
@@ -156,22 +167,50 @@ func (c CachedKeyedStream[K, T]) Invalidate(ctx context.Context) error {
 // IsCached reports whether the cache was created.
 func (c CachedKeyedStream[K, T]) IsCached() bool { return c.cached.IsCached() }
 
-// Close releases every cache of the Env: their files are deleted. The Env
-// may still execute, without caching.
+// Close releases every cache of the Env: their files are deleted, except
+// those kept in the cache directory (WithCacheDir) for later programs.
+// The Env may still execute, without caching.
 func (e *Env) Close() error {
-	if e.caches == nil {
-		return nil
+	var errs []error
+	for _, r := range []*cache.Registry{e.caches, e.persistentCaches} {
+		if r != nil {
+			errs = append(errs, r.Close())
+		}
 	}
-	return e.caches.Close()
+	return errors.Join(errs...)
 }
 
-// cacheRegistry returns the Env's datasets, made at first use.
+// cacheRegistry returns the Env's own datasets, made at first use.
 func (e *Env) cacheRegistry() *cache.Registry {
 	if e.caches == nil {
 		e.caches = cache.NewRegistry(cache.Options{Dir: e.opts.StateBackend.LocalDir, Logger: e.opts.Logger,
-			MaxPartitionBytes: e.opts.cacheMaxPartitionBytes})
+			MaxPartitionBytes: e.opts.cacheMaxPartitionBytes, Quota: e.opts.CacheQuota})
 	}
 	return e.caches
+}
+
+// registryOf returns the registry of node's dataset: the cache
+// directory's for a persistent cache, the Env's own otherwise.
+func (e *Env) registryOf(node *cacheNode) *cache.Registry {
+	if !node.persistent {
+		return e.cacheRegistry()
+	}
+	if e.persistentCaches == nil {
+		e.persistentCaches = cache.NewRegistry(cache.Options{Dir: e.opts.CacheDir, Persistent: true, Logger: e.opts.Logger,
+			MaxPartitionBytes: e.opts.cacheMaxPartitionBytes, Quota: e.opts.CacheQuota})
+	}
+	return e.persistentCaches
+}
+
+// releaseDataset releases dataset id, whichever registry holds it.
+func (e *Env) releaseDataset(id string) error {
+	var errs []error
+	for _, r := range []*cache.Registry{e.caches, e.persistentCaches} {
+		if r != nil {
+			errs = append(errs, r.Release(id))
+		}
+	}
+	return errors.Join(errs...)
 }
 
 func (e *Env) cacheNodes() map[int]*cacheNode {

@@ -15,9 +15,9 @@ type cachePlan struct {
 }
 
 // commit makes the datasets the execution created complete (it finished).
-func (p *cachePlan) commit(r *cache.Registry) {
+func (p *cachePlan) commit() {
 	for _, prod := range p.prods {
-		r.Commit(prod)
+		prod.Registry().Commit(prod)
 	}
 	p.prods = nil
 }
@@ -40,12 +40,12 @@ func (e *Env) readCaches(sinks []*graph.Transformation, release bool) ([]*graph.
 	if len(e.cached) == 0 {
 		return sinks, plan
 	}
-	reg := e.cacheRegistry()
 	out := graph.Substitute(sinks, func(t *graph.Transformation) (*graph.Transformation, bool) {
 		node := e.cacheNodeOf(t)
 		if node == nil {
 			return t, true
 		}
+		reg := e.registryOf(node)
 		ds, ok := reg.Lookup(node.id)
 		if !ok {
 			return t, true
@@ -73,12 +73,12 @@ func (e *Env) writeCaches(sinks []*graph.Transformation, plan *cachePlan) ([]*gr
 	if len(e.cached) == 0 {
 		return sinks, nil
 	}
-	reg := e.cacheRegistry()
 	out := graph.Substitute(sinks, func(t *graph.Transformation) (*graph.Transformation, bool) {
 		node := e.cacheNodeOf(t)
 		if node == nil {
 			return t, true
 		}
+		reg := e.registryOf(node)
 		p := t.Parallelism
 		if p == 0 {
 			p = e.opts.Parallelism

@@ -100,6 +100,11 @@ type Options struct {
 	Lineage string
 	// Stdout is where Print writes (default os.Stdout).
 	Stdout io.Writer
+	// CacheDir, when set, keeps the caches of Cache in this directory
+	// beyond the program (see WithCacheDir); CacheQuota bounds their
+	// bytes (see WithCacheQuota).
+	CacheDir   string
+	CacheQuota int64
 	// taskClock is the tasks' processing-time clock (nil: the wall
 	// clock); tests set a fake one (export_test.go).
 	taskClock clock.Clock
@@ -231,8 +236,14 @@ type Env struct {
 	// first use; cached maps each cache node to what the Env knows of it;
 	// envID prefixes the ids of the Env's datasets.
 	caches *cache.Registry
-	cached map[int]*cacheNode
-	envID  string
+	// persistentCaches are the datasets kept in Options.CacheDir.
+	persistentCaches *cache.Registry
+	cached           map[int]*cacheNode
+	envID            string
+	// sourceInputs describes, by source transformation id, what a source
+	// reads (its files, with sizes and modification times), for the
+	// lineage fingerprint of persistent caches (lineage.go).
+	sourceInputs map[int]string
 	// reruns are what sinks reset when Execute runs their execution again
 	// after a lost cache (a Collect empties its buffer), by sink.
 	reruns map[*graph.Transformation]func()
@@ -450,7 +461,7 @@ func (e *Env) Execute(ctx context.Context, name string) (*Result, error) {
 		}
 		e.opts.Logger.Warn("cached result lost or damaged while reading it: running the execution again, computing and caching it anew",
 			"job", name, "dataset", ds, "error", err)
-		if rerr := e.cacheRegistry().Release(ds); rerr != nil {
+		if rerr := e.releaseDataset(ds); rerr != nil {
 			e.opts.Logger.Warn("release of a damaged cache", "dataset", ds, "error", rerr)
 		}
 	}

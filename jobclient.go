@@ -151,7 +151,7 @@ func (c *JobClient) Wait() (*Result, error) {
 	c.release()
 	c.settled.Do(func() {
 		if res.Status == "FINISHED" {
-			c.caches.commit(c.env.cacheRegistry())
+			c.caches.commit()
 		} else {
 			c.caches.abort()
 		}

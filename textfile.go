@@ -37,12 +37,24 @@ func ReadTextFile(env *Env, paths ...string) DataStream[string] {
 	if err != nil {
 		return invalid[string](env, fmt.Errorf("weir: ReadTextFile: %w", err))
 	}
-	return FromSplits(env, SplitSource[string, FileSplit]{
+	s := FromSplits(env, SplitSource[string, FileSplit]{
 		Name:      "ReadTextFile",
 		Dynamic:   true,
 		Splits:    func(int) ([]FileSplit, error) { return splits, nil },
 		NewReader: func() SplitReader[string, FileSplit] { return &textReader{} },
 	})
+	if s.ok() && env.opts.CacheDir != "" {
+		files := make([]string, 0, len(splits))
+		for _, sp := range splits {
+			files = append(files, sp.Path)
+		}
+		inputs, err := filesInputs(files)
+		if err != nil {
+			return invalid[string](env, fmt.Errorf("weir: ReadTextFile: %w", err))
+		}
+		env.setSourceInputs(s.t, inputs)
+	}
+	return s
 }
 
 func textSplits(paths []string) ([]FileSplit, error) {

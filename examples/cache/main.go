@@ -15,6 +15,13 @@
 //	go run ./examples/cache
 //	go run ./examples/cache -no-cache        # the same steps, recomputing
 //	go run ./examples/cache -lines 20000 -work 200
+//
+// With -cache-dir the caches outlive the program (weir.WithCacheDir): run
+// it twice on the same -input and the second run reads every step from the
+// first run's caches; it prints how often the expensive step ran (0 then).
+// Touching the input file makes the next run compute again.
+//
+//	go run ./examples/cache -input words.txt -cache-dir /tmp/weir-caches
 package main
 
 import (
@@ -28,6 +35,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/weir-engine/weir"
@@ -44,6 +52,8 @@ type Config struct {
 	// NoCache runs the same steps without Cache.
 	NoCache     bool
 	Parallelism int
+	// CacheDir keeps the caches beyond the run (weir.WithCacheDir).
+	CacheDir string
 }
 
 // Step is what one step did.
@@ -61,6 +71,7 @@ func main() {
 	flag.IntVar(&c.Work, "work", 100, "rounds of SHA-256 per word in the expensive step")
 	flag.BoolVar(&c.NoCache, "no-cache", false, "run the steps without caching")
 	flag.IntVar(&c.Parallelism, "parallelism", 2, "parallelism")
+	flag.StringVar(&c.CacheDir, "cache-dir", "", "keep the caches in this directory for later runs")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
@@ -68,7 +79,11 @@ func main() {
 		fmt.Fprintln(os.Stderr, "cache:", err)
 		os.Exit(1)
 	}
+	fmt.Printf("expensive step ran %d times\n", expensiveCalls.Load())
 }
+
+// expensiveCalls counts the runs of the expensive step in this process.
+var expensiveCalls atomic.Int64
 
 // Token is a word of a line with the result of the expensive step.
 type Token struct {
@@ -96,7 +111,7 @@ func Run(ctx context.Context, out io.Writer, c Config) ([]Step, error) {
 			return nil, err
 		}
 	}
-	env := weir.NewEnv(weir.WithMode(weir.Batch), weir.WithParallelism(max(c.Parallelism, 1)))
+	env := weir.NewEnv(weir.WithMode(weir.Batch), weir.WithParallelism(max(c.Parallelism, 1)), weir.WithCacheDir(c.CacheDir))
 	defer env.Close()
 
 	cached := func(s weir.DataStream[string]) (weir.DataStream[string], func() bool) {
@@ -173,6 +188,7 @@ func Run(ctx context.Context, out io.Writer, c Config) ([]Step, error) {
 // expensive stands for the costly preprocessing of the FLIP's example:
 // rounds of SHA-256 over the word.
 func expensive(word string, rounds int) Token {
+	expensiveCalls.Add(1)
 	sum := sha256.Sum256([]byte(word))
 	for range rounds {
 		sum = sha256.Sum256(sum[:])

@@ -29,6 +29,9 @@ type Production struct {
 	}
 }
 
+// Registry is the registry the dataset is produced for.
+func (p *Production) Registry() *Registry { return p.reg }
+
 // ID is the dataset's id.
 func (p *Production) ID() string { return p.id }
 

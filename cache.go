@@ -195,11 +195,26 @@ func (e *Env) registryOf(node *cacheNode) *cache.Registry {
 	if !node.persistent {
 		return e.cacheRegistry()
 	}
+	return e.persistentRegistry()
+}
+
+// persistentRegistry returns the datasets of the cache directory.
+func (e *Env) persistentRegistry() *cache.Registry {
 	if e.persistentCaches == nil {
 		e.persistentCaches = cache.NewRegistry(cache.Options{Dir: e.opts.CacheDir, Persistent: true, Logger: e.opts.Logger,
 			MaxPartitionBytes: e.opts.cacheMaxPartitionBytes, Quota: e.opts.CacheQuota})
 	}
 	return e.persistentCaches
+}
+
+// datasets returns the Env's registries for the REST API (/datasets),
+// made now so that the server never races an execution making them.
+func (e *Env) datasets() cache.Registries {
+	rs := cache.Registries{e.cacheRegistry()}
+	if e.opts.CacheDir != "" {
+		rs = append(rs, e.persistentRegistry())
+	}
+	return rs
 }
 
 // releaseDataset releases dataset id, whichever registry holds it.

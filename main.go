@@ -140,7 +140,7 @@ func execute(ctx context.Context, env *Env, req cli.RunRequest) (*Result, error)
 	}
 	dir := newJobDirectory()
 	dir.add(c)
-	srv := rest.NewServer(dir, rest.Options{Logger: env.opts.Logger})
+	srv := rest.NewServer(dir, rest.Options{Logger: env.opts.Logger, Datasets: env.datasets()})
 	addr, serr := srv.Start(req.Engine.RestAddr)
 	if serr != nil {
 		c.Cancel()

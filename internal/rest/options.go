@@ -34,6 +34,8 @@ type Options struct {
 	// MaxTriggers bounds the savepoint operations kept for status queries;
 	// beyond it the oldest finished ones are dropped (default 1024).
 	MaxTriggers int
+	// Datasets are the cached results served under /datasets (nil: none).
+	Datasets Datasets
 }
 
 // EnsureDefaults returns o with every zero field set to its default.

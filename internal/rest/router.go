@@ -48,6 +48,9 @@ func (s *Server) routes() http.Handler {
 		"/jobs/{jobid}/savepoints":                           {http.MethodPost: s.triggerSavepoint},
 		"/jobs/{jobid}/savepoints/{triggerid}":               {http.MethodGet: s.savepointStatus},
 		"/jobs/{jobid}/stop":                                 {http.MethodPost: s.triggerStop},
+		"/datasets":                                          {http.MethodGet: s.listDatasets},
+		"/datasets/{datasetid}":                              {http.MethodDelete: s.deleteDataset},
+		"/datasets/delete/{triggerid}":                       {http.MethodGet: s.datasetDeleteStatus},
 	} {
 		mux.Handle(pattern, s.dispatch(m))
 	}

@@ -28,6 +28,8 @@ type Server struct {
 	// wg counts the running savepoint operations.
 	wg        sync.WaitGroup
 	closeOnce sync.Once
+	// deletes are the results of dataset deletions (datasets.go).
+	deletes datasetDeletes
 
 	// Lock order: mu is a leaf; nothing is called with it held.
 	mu struct {

@@ -330,3 +330,15 @@ type EngineOptions struct {
 type SubmitResponse struct {
 	JobID string `json:"jobid"`
 }
+
+// ClusterDataSetList is Flink's ClusterDataSetListResponseBody: the cached
+// intermediate results (FLIP-205's cluster partitions) the server knows.
+type ClusterDataSetList struct {
+	DataSets []ClusterDataSetEntry `json:"dataSets"`
+}
+
+// ClusterDataSetEntry is Flink's ClusterDataSetEntry.
+type ClusterDataSetEntry struct {
+	ID         string `json:"id"`
+	IsComplete bool   `json:"isComplete"`
+}

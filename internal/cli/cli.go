@@ -208,5 +208,6 @@ func newRootCmd(name string, jobs JobRunner, stdout, stderr io.Writer) *cobra.Co
 	root.AddCommand(newPlanCmd(jobs, stdout))
 	root.AddCommand(newClusterCmds(stdout, stderr)...)
 	root.AddCommand(newJobManagerCmd(jobs, stderr), newTaskManagerCmd(jobs, stdout, stderr))
+	root.AddCommand(newCacheCmd(stdout, stderr))
 	return root
 }

@@ -5,45 +5,10 @@ import (
 	"testing"
 
 	"github.com/weir-engine/weir/internal/cache"
-	"github.com/weir-engine/weir/internal/codec"
-	"github.com/weir-engine/weir/internal/op"
+	"github.com/weir-engine/weir/internal/cache/cachetest"
 	"github.com/weir-engine/weir/internal/rest"
 	"github.com/weir-engine/weir/internal/rest/api"
 )
-
-type discard struct{}
-
-func (discard) Collect(int64, string) error { return nil }
-func (discard) EmitWatermark(int64) error   { return nil }
-
-// writeDataset creates dataset id of a few strings in r.
-func writeDataset(t *testing.T, r *cache.Registry, id string) {
-	t.Helper()
-	c, err := codec.For[string]()
-	if err != nil {
-		t.Fatal(err)
-	}
-	prod, err := r.Begin(id, "words", 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w := cache.NewWriter(prod, c, op.Output[string](discard{}))
-	if err := w.Open(&op.Context{}); err != nil {
-		t.Fatal(err)
-	}
-	for _, s := range []string{"a", "b"} {
-		if err := w.ProcessElement(op.NoTimestamp, s); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := w.Finish(); err != nil {
-		t.Fatal(err)
-	}
-	_ = w.Close()
-	if !r.Commit(prod) {
-		t.Fatal("dataset not created")
-	}
-}
 
 // GET /datasets lists the cached datasets in Flink's shape; DELETE
 // /datasets/{id} deletes one (202 and a trigger whose status is
@@ -55,8 +20,8 @@ func TestDatasets(t *testing.T) {
 	defer mem.Close()
 	defer disk.Close()
 	const a, b = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"
-	writeDataset(t, mem, a)
-	writeDataset(t, disk, b)
+	cachetest.Write(t, mem, a, "a", "b")
+	cachetest.Write(t, disk, b, "a", "b")
 	ts := serve(t, newFake(), rest.Options{Datasets: cache.Registries{mem, disk}})
 
 	r := ts.do(t, http.MethodGet, "/datasets", "")

@@ -89,23 +89,36 @@ func dropLocal(slot string, drop func(kind string, id int64) bool) error {
 }
 
 // localCopy returns the slot's copy of checkpoint id when it holds
-// exactly files (names and sizes).
+// exactly files (names and sizes). A pending copy counts too: restoring
+// checkpoint id is itself proof that it completed, and a failure can come
+// between the completion and the TaskManager hearing of it (Flink's
+// local state store looks copies up by checkpoint id alike).
 func localCopy(slot string, id int64, files []storage.SharedFile) (string, bool) {
 	if slot == "" {
 		return "", false
 	}
-	dir := filepath.Join(slot, "chk-"+strconv.FormatInt(id, 10))
+	for _, kind := range []string{"chk-", "pending-"} {
+		dir := filepath.Join(slot, kind+strconv.FormatInt(id, 10))
+		if holdsExactly(dir, files) {
+			return dir, true
+		}
+	}
+	return "", false
+}
+
+// holdsExactly says whether dir holds exactly files (names and sizes).
+func holdsExactly(dir string, files []storage.SharedFile) bool {
 	ents, err := os.ReadDir(dir)
 	if err != nil || len(ents) != len(files) {
-		return "", false
+		return false
 	}
 	for _, f := range files {
 		fi, err := os.Stat(filepath.Join(dir, f.Key))
 		if err != nil || !fi.Mode().IsRegular() || fi.Size() != f.Size {
-			return "", false
+			return false
 		}
 	}
-	return dir, true
+	return true
 }
 
 // pruneSlots removes the copies of other key-group ranges of the same

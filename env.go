@@ -111,6 +111,12 @@ type Options struct {
 	// cacheMaxPartitionBytes bounds each partition of a cache (0: none):
 	// tests stand in for a full disk with it (export_test.go).
 	cacheMaxPartitionBytes int64
+	// Scheduler is the job's scheduler (Flink's jobmanager.scheduler):
+	// "adaptive" (FLIP-160: the job runs at the parallelism its slots
+	// allow, and rescales as they change) or "default" ("" too).
+	// SchedulerMode "reactive" makes the adaptive scheduler use every
+	// slot up to each operator's max parallelism; see WithScheduler.
+	Scheduler, SchedulerMode string
 }
 
 // Option changes Options.
@@ -118,6 +124,12 @@ type Option func(*Options)
 
 // WithParallelism sets the default parallelism.
 func WithParallelism(n int) Option { return func(o *Options) { o.Parallelism = n } }
+
+// WithScheduler selects the job's scheduler, "adaptive" or "default", and
+// the adaptive scheduler's mode ("reactive", or "" for its default).
+func WithScheduler(scheduler, mode string) Option {
+	return func(o *Options) { o.Scheduler, o.SchedulerMode = scheduler, mode }
+}
 
 // WithMaxParallelism sets the number of key groups.
 func WithMaxParallelism(n int) Option { return func(o *Options) { o.MaxParallelism = n } }

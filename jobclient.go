@@ -96,6 +96,8 @@ func (e *Env) submit(ctx context.Context, name string, sinks []*graph.Transforma
 		Registered:       registered,
 		Builder:          rebuild,
 		Clock:            e.opts.taskClock,
+		Scheduler:        e.opts.Scheduler,
+		SchedulerMode:    e.opts.SchedulerMode,
 	})
 	if err != nil {
 		cancel(nil)

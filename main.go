@@ -193,6 +193,9 @@ func engineOptions(req cli.RunRequest) []Option {
 	if e.FromSavepoint != "" || e.AllowNonRestored {
 		opts = append(opts, WithRestoreFrom(absLocation(e.FromSavepoint), e.AllowNonRestored))
 	}
+	if e.Scheduler != "" || e.SchedulerMode != "" {
+		opts = append(opts, WithScheduler(e.Scheduler, e.SchedulerMode))
+	}
 	if e.StateBackend == "pebble" {
 		opts = append(opts, WithStateBackend(StateBackend{Kind: Pebble, Incremental: e.Incremental, LocalDir: e.StateDir}))
 	}

@@ -70,6 +70,10 @@ type EngineFlags struct {
 	// ("": run it embedded); Detach returns once it is submitted.
 	JobManager string
 	Detach     bool
+	// Scheduler is "adaptive" or "default" ("" means default);
+	// SchedulerMode "reactive" ("" means the adaptive scheduler's
+	// default mode) needs Scheduler "adaptive".
+	Scheduler, SchedulerMode string
 }
 
 // engineFlag is one engine flag: its name, the placeholder of its value
@@ -212,6 +216,22 @@ var engineFlags = []engineFlag{
 		}},
 	{name: "detach", short: "d", usage: "with --jobmanager, print the job id and return at once",
 		set: boolFlag(func(f *EngineFlags, b bool) { f.Detach = b })},
+	{name: "scheduler", arg: "adaptive|default", usage: "the job's scheduler: adaptive runs it at the parallelism its slots allow and rescales as they change (default: default)",
+		set: func(f *EngineFlags, v string) error {
+			if v != "adaptive" && v != "default" {
+				return fmt.Errorf("want adaptive or default")
+			}
+			f.Scheduler = v
+			return nil
+		}},
+	{name: "scheduler-mode", arg: "reactive", usage: "reactive: the adaptive scheduler uses every slot up to each operator's max parallelism",
+		set: func(f *EngineFlags, v string) error {
+			if v != "reactive" {
+				return fmt.Errorf("want reactive")
+			}
+			f.SchedulerMode = v
+			return nil
+		}},
 }
 
 // lookupEngineFlag finds an engine flag by name, or by its one-letter
@@ -327,6 +347,9 @@ func ParseRunArgs(args []string) (RunArgs, error) {
 	}
 	if r.Engine.RestGrace != 0 && r.Engine.RestAddr == "" {
 		return r, fmt.Errorf("--rest-grace needs --rest-addr")
+	}
+	if r.Engine.SchedulerMode != "" && r.Engine.Scheduler != "adaptive" {
+		return r, fmt.Errorf("--scheduler-mode %s needs --scheduler adaptive", r.Engine.SchedulerMode)
 	}
 	return r, nil
 }

@@ -98,3 +98,25 @@ func TestParseRunArgsResumeFlags(t *testing.T) {
 		t.Errorf("help %q lacks the new flags", h)
 	}
 }
+
+// --scheduler selects the adaptive scheduler, --scheduler-mode reactive
+// its reactive mode, which needs it.
+func TestParseRunArgsSchedulerFlags(t *testing.T) {
+	got, err := ParseRunArgs([]string{"--scheduler", "adaptive", "--scheduler-mode", "reactive", "wc"})
+	if err != nil || got.Engine.Scheduler != "adaptive" || got.Engine.SchedulerMode != "reactive" {
+		t.Fatalf("got %+v, %v; want the adaptive scheduler in reactive mode", got.Engine, err)
+	}
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"wc", "--scheduler", "fast"}, `invalid value "fast" for --scheduler`},
+		{[]string{"wc", "--scheduler", "adaptive", "--scheduler-mode", "lazy"}, `invalid value "lazy" for --scheduler-mode`},
+		{[]string{"wc", "--scheduler-mode", "reactive"}, "--scheduler-mode reactive needs --scheduler adaptive"},
+		{[]string{"wc", "--scheduler", "default", "--scheduler-mode", "reactive"}, "needs --scheduler adaptive"},
+	} {
+		if _, err := ParseRunArgs(tt.args); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("ParseRunArgs(%q) = %v, want %q", tt.args, err, tt.want)
+		}
+	}
+}

@@ -27,6 +27,7 @@ import (
 	"github.com/weir-engine/weir/internal/jobmaster"
 	"github.com/weir-engine/weir/internal/rpc/rpcpb"
 	"github.com/weir-engine/weir/internal/scheduler"
+	"github.com/weir-engine/weir/internal/scheduler/adaptive"
 	"github.com/weir-engine/weir/internal/task"
 )
 
@@ -56,6 +57,9 @@ type Options struct {
 	// JobOptions.Registered and ClusterOptions.Builder.
 	Registered *rpcpb.RegisteredJob
 	Builder    funcspec.Builder
+	// Scheduler and Adaptive: see jobmaster.Options.
+	Scheduler string
+	Adaptive  adaptive.Options
 }
 
 // Validate reports options that size nothing: a negative count or size.
@@ -102,7 +106,7 @@ func (o Options) cluster() ClusterOptions {
 // job is the part of o that configures the job of a one-job run.
 func (o Options) job() JobOptions {
 	return JobOptions{Credit: o.Credit, Backlog: o.Backlog, Restart: o.Restart, Checkpoints: o.Checkpoints,
-		RestoreFrom: o.RestoreFrom, AllowNonRestored: o.AllowNonRestored, Registered: o.Registered}
+		RestoreFrom: o.RestoreFrom, AllowNonRestored: o.AllowNonRestored, Registered: o.Registered, Scheduler: o.Scheduler, Adaptive: o.Adaptive}
 }
 
 // Run starts a mini-cluster sized for jg, runs the job, and tears the

@@ -11,6 +11,7 @@ import (
 	"github.com/weir-engine/weir/internal/graph"
 	"github.com/weir-engine/weir/internal/jobmaster"
 	"github.com/weir-engine/weir/internal/minicluster"
+	"github.com/weir-engine/weir/internal/scheduler/adaptive"
 	"github.com/weir-engine/weir/internal/task"
 )
 
@@ -39,6 +40,8 @@ func (Embedded) Submit(ctx context.Context, jg *graph.JobGraph, cfg Config) (Job
 		Logger:           cfg.Logger,
 		Registered:       cfg.Registered,
 		Builder:          cfg.Builder,
+		Scheduler:        cfg.Scheduler,
+		Adaptive:         adaptive.Options{Mode: adaptive.Mode(cfg.SchedulerMode)},
 	})
 	return &clusterJob{Job: job, cleanup: cleanup}, nil
 }

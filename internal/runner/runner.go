@@ -98,6 +98,10 @@ type Config struct {
 	Builder    funcspec.Builder
 	// Clock is the tasks' processing-time clock (nil: the wall clock).
 	Clock clock.Clock
+	// Scheduler is jobmanager.scheduler: "adaptive" or "default" ("":
+	// default); SchedulerMode "reactive" runs the adaptive scheduler in
+	// reactive mode ("": its default mode).
+	Scheduler, SchedulerMode string
 }
 
 // Checkpoints configures checkpointing. It has the fields of

@@ -140,7 +140,11 @@ func collect[T any](ctx context.Context, s DataStream[T], limit int) ([]T, error
 		}
 	})
 	sink := addSink(s, "Collect", func(any) (any, error) { return operator.NewCollect(buf), nil })
+	// One collecting subtask: its max parallelism too, so that the
+	// adaptive scheduler in reactive mode (which runs every vertex up to
+	// its max parallelism) keeps it at 1.
 	sink.SetParallelism(1)
+	sink.s.SetMaxParallelism(1)
 	stop = !s.env.producesCaches(s.env.sinks)
 	// An execution run again because a cache it read was lost collects
 	// from the start.

@@ -55,11 +55,17 @@ type adaptiveScheduler struct {
 // adaptiveVertices are the allocator's view of jg: one slot-sharing group
 // (every vertex shares slots, as the default scheduler places them), each
 // vertex between 1 and its configured parallelism, within its max
-// parallelism.
+// parallelism: the least of its operators' (a chain runs at one
+// parallelism, and no operator may run above its number of key groups).
 func adaptiveVertices(jg *graph.JobGraph) []allocator.Vertex {
 	out := make([]allocator.Vertex, len(jg.Vertices))
 	for i, v := range jg.Vertices {
 		maxp := v.MaxParallelism
+		for _, n := range v.Chain {
+			if n.MaxParallelism > 0 && (maxp <= 0 || n.MaxParallelism < maxp) {
+				maxp = n.MaxParallelism
+			}
+		}
 		if maxp <= 0 {
 			maxp = v.Parallelism
 		}

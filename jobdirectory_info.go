@@ -22,6 +22,10 @@ func jobInfo(c *JobClient, s jobmaster.Status) rest.JobInfo {
 		Accumulators:    c.env.accumulators.snapshot(),
 	}
 	cluster.FillStatus(&info, s, c.graph)
+	info.SchedulerState = s.Scheduler
+	for _, r := range s.Rescales {
+		info.Rescales = append(info.Rescales, rest.RescaleInfo{From: r.From, To: r.To, Reason: r.Reason, Time: r.Now})
+	}
 	return info
 }
 

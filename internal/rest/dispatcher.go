@@ -86,6 +86,10 @@ type JobInfo struct {
 	RestartStrategy string
 	// Accumulators are the user's counters, summed over the subtasks.
 	Accumulators map[string]int64
+	// SchedulerState is the adaptive scheduler's state ("" for the
+	// default scheduler) and Rescales its rescales, oldest first.
+	SchedulerState string
+	Rescales       []RescaleInfo
 }
 
 // TaskManagerLister is implemented by a Dispatcher that knows its
@@ -126,6 +130,14 @@ type CheckpointConfig struct {
 	// StateBackend and Storage name the state backend and the checkpoint
 	// storage's location.
 	StateBackend, Storage string
+}
+
+// RescaleInfo is one rescale: each vertex's parallelism before and after
+// (by vertex id), why, and when.
+type RescaleInfo struct {
+	From, To map[int]int
+	Reason   string
+	Time     time.Time
 }
 
 // VertexInfo is one job vertex.

@@ -10,7 +10,8 @@
 //	GET   /overview                           cluster overview
 //	GET   /jobs                               {"jobs":[{"id","status"}]}
 //	GET   /jobs/overview                      {"jobs":[{"jid","name","state","start-time",...}]}
-//	GET   /jobs/:jobid                        job details with its vertices
+//	GET   /jobs/:jobid                        job details with its vertices (and, on the
+//	                                          adaptive scheduler, scheduler-state and rescales)
 //	PATCH /jobs/:jobid?mode=cancel            cancel the job; 202 {}
 //	GET   /jobs/:jobid/status                 {"status"}
 //	GET   /jobs/:jobid/checkpoints            counts, summary, latest completed/savepoint/failed/restored, history

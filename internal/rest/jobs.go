@@ -118,7 +118,20 @@ func (s *Server) jobDetails(r *http.Request) (int, any, error) {
 			},
 		})
 	}
+	d.SchedulerState = j.SchedulerState
+	for _, r := range j.Rescales {
+		d.Rescales = append(d.Rescales, api.Rescale{From: byVertexID(r.From), To: byVertexID(r.To), Reason: r.Reason, Timestamp: millis(r.Time)})
+	}
 	return http.StatusOK, d, nil
+}
+
+// byVertexID keys parallelisms by the vertex ids of the REST API.
+func byVertexID(par map[int]int) map[string]int {
+	out := make(map[string]int, len(par))
+	for v, p := range par {
+		out[vertexID(v)] = p
+	}
+	return out
 }
 
 // jobStatus is GET /jobs/:jobid/status.

@@ -1,12 +1,14 @@
 package rest_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"github.com/weir-engine/weir/internal/rest/api"
 	"net/http"
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/weir-engine/weir/internal/rest"
 )
@@ -120,8 +122,19 @@ func TestJobDetails(t *testing.T) {
 	hasKeys(t, "job", r.body, "jid", "name", "isStoppable", "state", "start-time", "end-time",
 		"duration", "maxParallelism", "now", "timestamps", "vertices", "status-counts")
 
+	if j.SchedulerState != "Executing" || len(j.Rescales) != 1 {
+		t.Fatalf("scheduler state %q, rescales %+v: want Executing after one rescale", j.SchedulerState, j.Rescales)
+	}
+	if r := j.Rescales[0]; r.From[v1.ID] != 1 || r.To[v1.ID] != 2 || r.To[v2.ID] != 3 || r.Reason != "parallelism can increase" ||
+		r.Timestamp != t0.Add(time.Minute).UnixMilli() {
+		t.Errorf("rescale %+v", r)
+	}
+
 	var done api.JobDetails
 	ts.get(t, "/jobs/"+finishedID, &done)
+	if r := ts.do(t, http.MethodGet, "/jobs/"+finishedID, ""); bytes.Contains(r.body, []byte("scheduler-state")) || bytes.Contains(r.body, []byte("rescales")) {
+		t.Errorf("a job on the default scheduler shows adaptive fields: %s", r.body)
+	}
 	if done.EndTime != t0.UnixMilli()+1500 || done.Duration != 1500 || done.Timestamps["FINISHED"] != done.EndTime ||
 		done.Vertices[0].Status != "FINISHED" {
 		t.Errorf("finished job %+v", done)

@@ -67,6 +67,21 @@ type JobDetails struct {
 	Timestamps     map[string]int64 `json:"timestamps"`
 	Vertices       []VertexDetails  `json:"vertices"`
 	StatusCounts   map[string]int   `json:"status-counts"`
+	// SchedulerState and Rescales are Weir's, for a job on the adaptive
+	// scheduler (absent otherwise): its state ("Executing") and its
+	// rescales, oldest first.
+	SchedulerState string    `json:"scheduler-state,omitempty"`
+	Rescales       []Rescale `json:"rescales,omitempty"`
+}
+
+// Rescale is one rescale of a job on the adaptive scheduler: each
+// vertex's parallelism before and after, by vertex id, why, and when
+// (epoch milliseconds).
+type Rescale struct {
+	From      map[string]int `json:"from"`
+	To        map[string]int `json:"to"`
+	Reason    string         `json:"reason"`
+	Timestamp int64          `json:"timestamp"`
 }
 
 // VertexDetails is one vertex of JobDetails. Tasks counts subtasks by

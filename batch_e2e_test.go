@@ -187,10 +187,10 @@ func TestBatchJobWiderThanTheClusterRunsStageByStage(t *testing.T) {
 	if total != n {
 		t.Fatalf("counts add up to %d, want %d", total, n)
 	}
-	env := weir.NewEnv(weir.WithParallelism(4), weir.WithMiniCluster(1, 2))
+	env := weir.NewEnv(weir.WithParallelism(4), weir.WithMiniCluster(1, 2), weir.WithScheduler("default", ""))
 	weir.Print(weir.FromSlice(env, []int{1}))
 	if _, err := env.Execute(context.Background(), "streaming"); !contains(err, "not enough slots") {
-		t.Fatalf("streaming on 2 slots: err = %v, want not enough slots (else the batch test shows nothing)", err)
+		t.Fatalf("streaming on 2 slots on the default scheduler: err = %v, want not enough slots (else the batch test shows nothing)", err)
 	}
 }
 

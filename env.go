@@ -113,7 +113,9 @@ type Options struct {
 	cacheMaxPartitionBytes int64
 	// Scheduler is the job's scheduler (Flink's jobmanager.scheduler):
 	// "adaptive" (FLIP-160: the job runs at the parallelism its slots
-	// allow, and rescales as they change) or "default" ("" too).
+	// allow, and rescales as they change) or "default" (every operator
+	// at its parallelism, or not at all; batch jobs stage by stage). ""
+	// is adaptive for a streaming job and default for a batch one.
 	// SchedulerMode "reactive" makes the adaptive scheduler use every
 	// slot up to each operator's max parallelism; see WithScheduler.
 	Scheduler, SchedulerMode string
@@ -125,8 +127,9 @@ type Option func(*Options)
 // WithParallelism sets the default parallelism.
 func WithParallelism(n int) Option { return func(o *Options) { o.Parallelism = n } }
 
-// WithScheduler selects the job's scheduler, "adaptive" or "default", and
-// the adaptive scheduler's mode ("reactive", or "" for its default).
+// WithScheduler selects the job's scheduler, "adaptive" or "default" (""
+// for adaptive on a streaming job, default on a batch one), and the
+// adaptive scheduler's mode ("reactive", or "" for its default).
 func WithScheduler(scheduler, mode string) Option {
 	return func(o *Options) { o.Scheduler, o.SchedulerMode = scheduler, mode }
 }

@@ -116,7 +116,7 @@ func TestMainExitCodes(t *testing.T) {
 		{"unbounded job in batch mode", []string{"run", "test-forever", "--mode", "batch"}, 2,
 			`weir: test-forever: batch mode needs bounded sources, and "Generator" is unbounded`},
 		{"builder panics", []string{"run", "test-panics"}, 1, "weir: test-panics: builder panicked: a bug in the builder"},
-		{"not enough slots", []string{"run", "test-squares", "--parallelism", "2", "--taskmanagers", "1", "--slots", "1"}, 1, "not enough slots"},
+		{"not enough slots on the default scheduler", []string{"run", "test-squares", "--parallelism", "2", "--taskmanagers", "1", "--slots", "1", "--scheduler", "default"}, 1, "not enough slots"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			r := runCLI(context.Background(), tt.args...)
@@ -124,6 +124,28 @@ func TestMainExitCodes(t *testing.T) {
 				t.Errorf("exit %d, stderr %q; want exit %d and one line with %q", r.code, r.stderr, tt.code, tt.want)
 			}
 		})
+	}
+}
+
+// The adaptive scheduler, the default for a streaming job, takes the
+// parallelism as an upper bound: with fewer slots the job runs at what it
+// can get, at once on the embedded mini-cluster (whose slots are all
+// there at the start), and its output is complete.
+func TestMainRunsWithFewerSlotsThanItsParallelism(t *testing.T) {
+	for _, sched := range []string{"", "adaptive"} {
+		args := []string{"run", "test-squares", "--parallelism", "2", "--taskmanagers", "1", "--slots", "1", "--n", "4"}
+		if sched != "" {
+			args = append(args, "--scheduler", sched)
+		}
+		r := runCLI(context.Background(), args...)
+		if r.code != 0 {
+			t.Fatalf("scheduler %q: exit %d, stderr %q", sched, r.code, r.stderr)
+		}
+		lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
+		slices.Sort(lines)
+		if got := strings.Join(lines, " "); got != "1 16 4 9" {
+			t.Errorf("scheduler %q: output %q, want the squares 1, 4, 9, 16", sched, r.stdout)
+		}
 	}
 }
 

@@ -70,9 +70,9 @@ type EngineFlags struct {
 	// ("": run it embedded); Detach returns once it is submitted.
 	JobManager string
 	Detach     bool
-	// Scheduler is "adaptive" or "default" ("" means default);
-	// SchedulerMode "reactive" ("" means the adaptive scheduler's
-	// default mode) needs Scheduler "adaptive".
+	// Scheduler is "adaptive" or "default" ("": adaptive for a streaming
+	// job, default for a batch one); SchedulerMode "reactive" ("" means
+	// the adaptive scheduler's default mode) is refused with "default".
 	Scheduler, SchedulerMode string
 }
 
@@ -216,7 +216,7 @@ var engineFlags = []engineFlag{
 		}},
 	{name: "detach", short: "d", usage: "with --jobmanager, print the job id and return at once",
 		set: boolFlag(func(f *EngineFlags, b bool) { f.Detach = b })},
-	{name: "scheduler", arg: "adaptive|default", usage: "the job's scheduler: adaptive runs it at the parallelism its slots allow and rescales as they change (default: default)",
+	{name: "scheduler", arg: "adaptive|default", usage: "the job's scheduler: adaptive runs it at the parallelism its slots allow and rescales as they change; default runs each operator at its parallelism or fails (default: adaptive for streaming, default for batch)",
 		set: func(f *EngineFlags, v string) error {
 			if v != "adaptive" && v != "default" {
 				return fmt.Errorf("want adaptive or default")
@@ -348,8 +348,8 @@ func ParseRunArgs(args []string) (RunArgs, error) {
 	if r.Engine.RestGrace != 0 && r.Engine.RestAddr == "" {
 		return r, fmt.Errorf("--rest-grace needs --rest-addr")
 	}
-	if r.Engine.SchedulerMode != "" && r.Engine.Scheduler != "adaptive" {
-		return r, fmt.Errorf("--scheduler-mode %s needs --scheduler adaptive", r.Engine.SchedulerMode)
+	if r.Engine.SchedulerMode != "" && r.Engine.Scheduler == "default" {
+		return r, fmt.Errorf("--scheduler-mode %s needs the adaptive scheduler, not --scheduler default", r.Engine.SchedulerMode)
 	}
 	return r, nil
 }

@@ -99,12 +99,16 @@ func TestParseRunArgsResumeFlags(t *testing.T) {
 	}
 }
 
-// --scheduler selects the adaptive scheduler, --scheduler-mode reactive
-// its reactive mode, which needs it.
+// --scheduler selects the scheduler, --scheduler-mode reactive the
+// adaptive one's reactive mode, which the default scheduler refuses.
 func TestParseRunArgsSchedulerFlags(t *testing.T) {
 	got, err := ParseRunArgs([]string{"--scheduler", "adaptive", "--scheduler-mode", "reactive", "wc"})
 	if err != nil || got.Engine.Scheduler != "adaptive" || got.Engine.SchedulerMode != "reactive" {
 		t.Fatalf("got %+v, %v; want the adaptive scheduler in reactive mode", got.Engine, err)
+	}
+	// The adaptive scheduler is the default: reactive alone is enough.
+	if got, err := ParseRunArgs([]string{"--scheduler-mode", "reactive", "wc"}); err != nil || got.Engine.Scheduler != "" || got.Engine.SchedulerMode != "reactive" {
+		t.Fatalf("got %+v, %v; want reactive mode on the default (adaptive) scheduler", got.Engine, err)
 	}
 	for _, tt := range []struct {
 		args []string
@@ -112,8 +116,7 @@ func TestParseRunArgsSchedulerFlags(t *testing.T) {
 	}{
 		{[]string{"wc", "--scheduler", "fast"}, `invalid value "fast" for --scheduler`},
 		{[]string{"wc", "--scheduler", "adaptive", "--scheduler-mode", "lazy"}, `invalid value "lazy" for --scheduler-mode`},
-		{[]string{"wc", "--scheduler-mode", "reactive"}, "--scheduler-mode reactive needs --scheduler adaptive"},
-		{[]string{"wc", "--scheduler", "default", "--scheduler-mode", "reactive"}, "needs --scheduler adaptive"},
+		{[]string{"wc", "--scheduler", "default", "--scheduler-mode", "reactive"}, "needs the adaptive scheduler, not --scheduler default"},
 	} {
 		if _, err := ParseRunArgs(tt.args); err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("ParseRunArgs(%q) = %v, want %q", tt.args, err, tt.want)

@@ -31,6 +31,19 @@ const (
 	SchedulerAdaptive = "adaptive"
 )
 
+// SchedulerFor is the scheduler a job runs on when none was chosen
+// (jobmanager.scheduler's default): the adaptive one for a streaming job,
+// so that it runs with the slots there are and rescales as they change,
+// and the default one for a batch job, whose stages it schedules one
+// after another (the adaptive scheduler runs every vertex at once, as
+// Flink's does, which runs batch jobs on another scheduler too).
+func SchedulerFor(jg *graph.JobGraph) string {
+	if jg.Batch || blockingUpstream(jg) != nil {
+		return SchedulerDefault
+	}
+	return SchedulerAdaptive
+}
+
 // jobScheduler is what the loop needs of a scheduler: the default one
 // (*scheduler.Scheduler) or the adaptive one (*adaptiveScheduler).
 type jobScheduler interface {

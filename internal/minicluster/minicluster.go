@@ -120,9 +120,15 @@ func Run(ctx context.Context, jobID string, jg *graph.JobGraph, opts Options) jo
 // Cancelling ctx cancels the job. Options that do not validate, or a
 // cluster too small for the job, give a job that already failed: the job
 // does not wait for slots, since no TaskManager joins this cluster later.
+// For the same reason the adaptive scheduler does not wait for the slots
+// to stabilize: every TaskManager offered its slots before the job
+// starts, so it runs at once at the parallelism they allow.
 func Submit(ctx context.Context, jobID string, jg *graph.JobGraph, opts Options) *Job {
 	if err := opts.Validate(); err != nil {
 		return failed(jobID, err)
+	}
+	if opts.Adaptive.ResourceStabilizationTimeout == 0 {
+		opts.Adaptive.ResourceStabilizationTimeout = -1
 	}
 	if opts.TaskManagers <= 0 {
 		opts.TaskManagers = 1

@@ -40,7 +40,7 @@ func (Embedded) Submit(ctx context.Context, jg *graph.JobGraph, cfg Config) (Job
 		Logger:           cfg.Logger,
 		Registered:       cfg.Registered,
 		Builder:          cfg.Builder,
-		Scheduler:        cfg.Scheduler,
+		Scheduler:        cfg.scheduler(jg),
 		Adaptive:         adaptive.Options{Mode: adaptive.Mode(cfg.SchedulerMode)},
 	})
 	return &clusterJob{Job: job, cleanup: cleanup}, nil

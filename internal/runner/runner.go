@@ -99,9 +99,20 @@ type Config struct {
 	// Clock is the tasks' processing-time clock (nil: the wall clock).
 	Clock clock.Clock
 	// Scheduler is jobmanager.scheduler: "adaptive" or "default" ("":
-	// default); SchedulerMode "reactive" runs the adaptive scheduler in
-	// reactive mode ("": its default mode).
+	// adaptive for a streaming job, default for a batch one);
+	// SchedulerMode "reactive" runs the adaptive scheduler in reactive
+	// mode ("": its default mode).
 	Scheduler, SchedulerMode string
+}
+
+// scheduler is the scheduler jg runs on: Scheduler, or when it is unset
+// the adaptive one for a streaming job and the default one for a batch
+// job (jobmaster.SchedulerFor).
+func (c Config) scheduler(jg *graph.JobGraph) string {
+	if c.Scheduler != "" {
+		return c.Scheduler
+	}
+	return jobmaster.SchedulerFor(jg)
 }
 
 // Checkpoints configures checkpointing. It has the fields of

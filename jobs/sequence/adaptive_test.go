@@ -13,7 +13,9 @@ import (
 // the savepoint at another parallelism, again on the adaptive scheduler,
 // completes the output exactly-once.
 func TestAdaptiveStopWithSavepointThenRestore(t *testing.T) {
-	cfg := sequence.Config{Keys: 10, RecordsPerKey: 300, Rate: 5000}
+	// Long enough (about 2 s at the rate) that the stop comes before the
+	// job's end even on a loaded machine.
+	cfg := sequence.Config{Keys: 10, RecordsPerKey: 1000, Rate: 5000}
 	out := t.TempDir()
 	run := func(p int, from string, stop bool) string {
 		opts := []weir.Option{weir.WithParallelism(p), weir.WithScheduler("adaptive", ""),

@@ -10,6 +10,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/weir-engine/weir/internal/cluster"
+	"github.com/weir-engine/weir/internal/jobmaster"
+	"github.com/weir-engine/weir/internal/scheduler/adaptive"
 )
 
 // The cluster processes: `weir jobmanager` and `weir taskmanager` run until
@@ -58,7 +60,15 @@ func newJobManagerCmd(jobs JobRunner, stderr io.Writer) *cobra.Command {
 	f.StringVar(&cfg.SavepointDir, "savepoint-dir", "", "default savepoint directory (state.savepoints.dir)")
 	f.StringVar(&cfg.HAStorageDir, "ha-storage-dir", "", "where the running jobs are kept for a restarted JobManager to recover (high-availability.storageDir; default: --checkpoint-dir)")
 	f.DurationVar(&cfg.SlotWait, "slot-wait", cluster.DefaultSlotWait, "how long a job waits for enough slots (slot.request.timeout)")
-	mode := f.String("scheduler-mode", "default", "the scheduler (jobmanager.scheduler): default")
+	f.StringVar(&cfg.Scheduler, "scheduler", "", "the jobs' scheduler, adaptive or default (jobmanager.scheduler; default: adaptive for streaming jobs, default for batch jobs)")
+	mode := f.String("scheduler-mode", "", "reactive: every job uses every slot up to its max parallelism, scaling with the TaskManagers (scheduler-mode)")
+	ad := &cfg.Adaptive
+	f.DurationVar(&ad.ResourceWaitTimeout, "resource-wait-timeout", adaptive.DefaultResourceWaitTimeout,
+		"how long the adaptive scheduler waits for the slots a job needs at least before failing it (jobmanager.adaptive-scheduler.submission.resource-wait-timeout; reactive mode waits forever)")
+	f.DurationVar(&ad.ResourceStabilizationTimeout, "resource-stabilization-timeout", adaptive.DefaultResourceStabilizationTimeout,
+		"how long the adaptive scheduler waits for the slots to stop changing before it starts a job with fewer than it wants (jobmanager.adaptive-scheduler.submission.resource-stabilization-timeout; reactive mode does not)")
+	f.DurationVar(&ad.Rescale.Cooldown, "cooldown-after-rescaling", adaptive.DefaultRescaleCooldown,
+		"how long a job runs after a start, restart or rescale before the adaptive scheduler rescales it again (jobmanager.adaptive-scheduler.executing.cooldown-after-rescaling)")
 	verbose := f.BoolP("verbose", "v", false, "log the JobManager's informational messages too")
 	hb := heartbeatFlags(cmd)
 	sec := securityFlags(cmd, true)
@@ -71,9 +81,17 @@ func newJobManagerCmd(jobs JobRunner, stderr io.Writer) *cobra.Command {
 		if err := applyConfig(cmd, *config, true); err != nil {
 			return err
 		}
-		if *mode != "default" {
-			return Usage(fmt.Errorf("jobmanager: --scheduler-mode %q is not available in this version (only default)", *mode))
+		switch {
+		case cfg.Scheduler != "" && cfg.Scheduler != jobmaster.SchedulerAdaptive && cfg.Scheduler != jobmaster.SchedulerDefault:
+			return Usage(fmt.Errorf("jobmanager: invalid value %q for --scheduler: want adaptive or default", cfg.Scheduler))
+		case *mode != "" && *mode != string(adaptive.Reactive):
+			return Usage(fmt.Errorf("jobmanager: invalid value %q for --scheduler-mode: want reactive", *mode))
+		case *mode != "" && cfg.Scheduler == jobmaster.SchedulerDefault:
+			return Usage(fmt.Errorf("jobmanager: --scheduler-mode %s needs the adaptive scheduler, not --scheduler default", *mode))
+		case ad.ResourceWaitTimeout <= 0 || ad.ResourceStabilizationTimeout <= 0 || ad.Rescale.Cooldown <= 0:
+			return Usage(fmt.Errorf("jobmanager: --resource-wait-timeout, --resource-stabilization-timeout and --cooldown-after-rescaling want positive durations"))
 		}
+		cfg.Adaptive.Mode = adaptive.Mode(*mode)
 		for _, a := range []struct{ name, v string }{{"rpc-addr", cfg.RPCAddr}, {"rest-addr", cfg.RESTAddr}} {
 			if err := checkHostPort(a.v, true); err != nil {
 				return Usage(fmt.Errorf("jobmanager: invalid value %q for --%s: %w", a.v, a.name, err))
@@ -194,7 +212,11 @@ func applyConfig(cmd *cobra.Command, path string, jm bool) error {
 		set["checkpoint-dir"] = c["state.checkpoints.dir"]
 		set["savepoint-dir"] = c["state.savepoints.dir"]
 		set["ha-storage-dir"] = c["high-availability.storageDir"]
-		set["scheduler-mode"] = c["jobmanager.scheduler"]
+		set["scheduler"] = c["jobmanager.scheduler"]
+		set["scheduler-mode"] = c["scheduler-mode"]
+		for _, k := range []string{"submission.resource-wait-timeout", "submission.resource-stabilization-timeout", "executing.cooldown-after-rescaling"} {
+			set[k[strings.IndexByte(k, '.')+1:]] = c["jobmanager.adaptive-scheduler."+k]
+		}
 		set["slot-wait"] = c["slot.request.timeout"]
 	} else {
 		set["jobmanager"] = jmRPC
@@ -214,7 +236,7 @@ func applyConfig(cmd *cobra.Command, path string, jm bool) error {
 		if v == "" || cmd.Flags().Changed(name) {
 			continue
 		}
-		if strings.HasPrefix(name, "heartbeat-") || name == "slot-wait" {
+		if f := cmd.Flags().Lookup(name); f != nil && f.Value.Type() == "duration" {
 			d, _ := cluster.ParseDuration(v) // checked by LoadConfig
 			v = d.String()
 		}

@@ -25,21 +25,25 @@ var configKeys = map[string]struct {
 	flag  string
 	check func(string) error
 }{
-	"jobmanager.rpc.address":            {"rpc-addr (host)", nil},
-	"jobmanager.rpc.port":               {"rpc-addr (port)", checkPort},
-	"rest.address":                      {"rest-addr (host)", nil},
-	"rest.port":                         {"rest-addr (port)", checkPort},
-	"state.checkpoints.dir":             {"checkpoint-dir", nil},
-	"state.savepoints.dir":              {"savepoint-dir", nil},
-	"high-availability.storageDir":      {"ha-storage-dir", nil},
-	"jobmanager.scheduler":              {"scheduler-mode", nil},
-	"slot.request.timeout":              {"slot-wait", checkDuration},
-	"heartbeat.interval":                {"heartbeat-interval", checkDuration},
-	"heartbeat.timeout":                 {"heartbeat-timeout", checkDuration},
-	"taskmanager.numberOfTaskSlots":     {"slots", checkPositive},
-	"taskmanager.rpc.address":           {"rpc-addr (host) of a TaskManager", nil},
-	"taskmanager.data.address":          {"data-addr", nil},
-	"taskmanager.state.local.root-dirs": {"data-dir", nil},
+	"jobmanager.rpc.address": {"rpc-addr (host)", nil},
+	"jobmanager.rpc.port":    {"rpc-addr (port)", checkPort},
+	"rest.address":           {"rest-addr (host)", nil},
+	"rest.port":              {"rest-addr (port)", checkPort},
+	"state.checkpoints.dir":  {"checkpoint-dir", nil},
+	"state.savepoints.dir":   {"savepoint-dir", nil},
+	"jobmanager.scheduler":   {"scheduler", checkOneOf("adaptive", "default")},
+	"scheduler-mode":         {"scheduler-mode", checkOneOf("reactive")},
+	"jobmanager.adaptive-scheduler.submission.resource-wait-timeout":          {"resource-wait-timeout", checkDuration},
+	"jobmanager.adaptive-scheduler.submission.resource-stabilization-timeout": {"resource-stabilization-timeout", checkDuration},
+	"jobmanager.adaptive-scheduler.executing.cooldown-after-rescaling":        {"cooldown-after-rescaling", checkDuration},
+	"high-availability.storageDir":                                            {"ha-storage-dir", nil},
+	"slot.request.timeout":                                                    {"slot-wait", checkDuration},
+	"heartbeat.interval":                                                      {"heartbeat-interval", checkDuration},
+	"heartbeat.timeout":                                                       {"heartbeat-timeout", checkDuration},
+	"taskmanager.numberOfTaskSlots":                                           {"slots", checkPositive},
+	"taskmanager.rpc.address":                                                 {"rpc-addr (host) of a TaskManager", nil},
+	"taskmanager.data.address":                                                {"data-addr", nil},
+	"taskmanager.state.local.root-dirs":                                       {"data-dir", nil},
 	// Security (tls.go): Flink's key names, PEM files for its keystores.
 	"security.ssl.internal.enabled": {"(internal-tls-* apply)", checkBool},
 	"security.ssl.internal.cert":    {"internal-tls-cert", nil},
@@ -167,4 +171,16 @@ func ParseDuration(s string) (time.Duration, error) {
 		return 0, fmt.Errorf("want a positive duration such as 10s, or milliseconds")
 	}
 	return d, nil
+}
+
+// checkOneOf accepts one of the values.
+func checkOneOf(values ...string) func(string) error {
+	return func(v string) error {
+		for _, w := range values {
+			if v == w {
+				return nil
+			}
+		}
+		return fmt.Errorf("want %s", strings.Join(values, " or "))
+	}
 }

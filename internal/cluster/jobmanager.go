@@ -14,6 +14,7 @@ import (
 	"github.com/weir-engine/weir/internal/rpc/grpcrpc"
 	"github.com/weir-engine/weir/internal/rpc/heartbeat"
 	"github.com/weir-engine/weir/internal/runner"
+	"github.com/weir-engine/weir/internal/scheduler/adaptive"
 )
 
 // JobManagerConfig configures a JobManager process.
@@ -39,7 +40,14 @@ type JobManagerConfig struct {
 	// Security is the TLS of its RPC and REST servers and the REST
 	// API's token (tls.go).
 	Security Security
-	Logger   *slog.Logger
+	// Scheduler is the scheduler of its jobs (jobmanager.scheduler):
+	// "adaptive" or "default" ("": adaptive for a streaming job, default
+	// for a batch one). Adaptive configures the adaptive scheduler: its
+	// mode (scheduler-mode: reactive) and its resource wait timeout
+	// (jobmanager.adaptive-scheduler.resource-wait-timeout).
+	Scheduler string
+	Adaptive  adaptive.Options
+	Logger    *slog.Logger
 }
 
 // Heartbeat is the heartbeat interval and timeout of a link between a
@@ -110,6 +118,9 @@ func StartJobManager(cfg JobManagerConfig, jobs Jobs) (_ *JobManager, err error)
 	if cfg.SlotWait <= 0 {
 		cfg.SlotWait = DefaultSlotWait
 	}
+	if err := cfg.Adaptive.WithDefaults().Validate(); err != nil {
+		return nil, fmt.Errorf("jobmanager: %w", err)
+	}
 	log := cfg.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
@@ -149,7 +160,7 @@ func StartJobManager(cfg JobManagerConfig, jobs Jobs) (_ *JobManager, err error)
 	}
 	defaults := api.EngineOptions{CheckpointDir: cfg.CheckpointDir, SavepointDir: cfg.SavepointDir}
 	h := newHA(store, log)
-	session := runner.Session{Cluster: jm.cluster, SlotWait: cfg.SlotWait, OnCheckpoint: h.checkpointed}
+	session := runner.Session{Cluster: jm.cluster, SlotWait: cfg.SlotWait, OnCheckpoint: h.checkpointed, Scheduler: cfg.Scheduler, Adaptive: cfg.Adaptive}
 	jm.dispatcher = newDispatcher(jobs, jm.cluster, session, defaults, h, log)
 	if err := jm.dispatcher.recover(); err != nil {
 		return nil, fmt.Errorf("jobmanager: recover the jobs: %w", err)

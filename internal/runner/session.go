@@ -10,6 +10,7 @@ import (
 	"github.com/weir-engine/weir/internal/jobmaster"
 	"github.com/weir-engine/weir/internal/minicluster"
 	"github.com/weir-engine/weir/internal/op"
+	"github.com/weir-engine/weir/internal/scheduler/adaptive"
 )
 
 // Session runs jobs on a session cluster that outlives them: a JobManager
@@ -27,6 +28,12 @@ type Session struct {
 	// a job before its tasks are notified of it (see
 	// jobmaster.CheckpointOptions.Completed).
 	OnCheckpoint func(jobID string, id int64, location string)
+	// Scheduler is the scheduler of every job (jobmanager.scheduler; "":
+	// adaptive for a streaming job, default for a batch one) and Adaptive
+	// the adaptive scheduler's options: a session's TaskManagers come and
+	// go, so its stabilization timeout applies.
+	Scheduler string
+	Adaptive  adaptive.Options
 }
 
 // Submit implements Runner.
@@ -49,6 +56,8 @@ func (s Session) Submit(ctx context.Context, jg *graph.JobGraph, cfg Config) (Jo
 		SlotWait:         s.SlotWait,
 		Registered:       cfg.Registered,
 		StateBackend:     jobStateBackend(cfg.StateBackend),
+		Scheduler:        Config{Scheduler: s.Scheduler}.scheduler(jg),
+		Adaptive:         s.Adaptive,
 	})
 	return &clusterJob{Job: job, cleanup: cleanup}, nil
 }

@@ -91,6 +91,19 @@ func Registered(job *rpcpb.RegisteredJob, jg *graph.JobGraph) *rpcpb.FunctionSpe
 	}
 }
 
+// WithParallelism returns job with the parallelism par of every vertex,
+// by vertex id: the adaptive scheduler's generation at other
+// parallelisms than the builder's. The receiver rescales the graph it
+// builds to par (graph.Rescaled) before it checks the fingerprint.
+func WithParallelism(job *rpcpb.RegisteredJob, par map[int]int) *rpcpb.RegisteredJob {
+	out := proto.CloneOf(job)
+	out.Parallelism = make(map[int32]int32, len(par))
+	for v, p := range par {
+		out.Parallelism[int32(v)] = int32(p)
+	}
+	return out
+}
+
 // Resolve returns the graph spec names, checked against its fingerprint.
 func (t *Table) Resolve(spec *rpcpb.FunctionSpec) (*graph.JobGraph, error) {
 	var jg *graph.JobGraph
@@ -135,6 +148,15 @@ func (t *Table) registered(r *rpcpb.RegisteredJob, fingerprint string) (*graph.J
 	jg, err = t.build(r)
 	if err != nil {
 		return nil, fmt.Errorf("funcspec: build registered job %q: %w", r.GetName(), err)
+	}
+	if p := r.GetParallelism(); len(p) > 0 {
+		par := make(map[int]int, len(p))
+		for v, n := range p {
+			par[int(v)] = int(n)
+		}
+		if jg, err = graph.Rescaled(jg, par); err != nil {
+			return nil, fmt.Errorf("funcspec: registered job %q: %w", r.GetName(), err)
+		}
 	}
 	// The graph is kept even when its fingerprint is not the sender's: a
 	// builder that is not deterministic could match on a later call, and

@@ -28,6 +28,16 @@ func pipeline(t *testing.T, parallelism int) *graph.JobGraph {
 	return graph.BuildJobGraph(sg)
 }
 
+// rescaled is jg at parallelism par by vertex.
+func rescaled(t *testing.T, jg *graph.JobGraph, par map[int]int) *graph.JobGraph {
+	t.Helper()
+	out, err := graph.Rescaled(jg, par)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
 // crossed is spec as a receiver decodes it.
 func crossed(t *testing.T, spec *rpcpb.FunctionSpec) *rpcpb.FunctionSpec {
 	t.Helper()
@@ -109,6 +119,10 @@ func TestResolveRegistered(t *testing.T) {
 		{"other arguments than the sender's graph", job("pipeline", 2, "4"), pipeline(t, 2), funcspec.ErrFingerprintMismatch},
 		{"other options than the sender's graph", job("pipeline", 3), pipeline(t, 2), funcspec.ErrFingerprintMismatch},
 		{"unknown job", job("missing", 1), pipeline(t, 1), funcspec.ErrUnknown},
+		{"rescaled by the adaptive scheduler", funcspec.WithParallelism(job("pipeline", 2), map[int]int{0: 3, 1: 1}),
+			rescaled(t, pipeline(t, 2), map[int]int{0: 3, 1: 1}), nil},
+		{"rescaled otherwise than the sender's graph", funcspec.WithParallelism(job("pipeline", 2), map[int]int{0: 3, 1: 3}),
+			rescaled(t, pipeline(t, 2), map[int]int{0: 3, 1: 1}), funcspec.ErrFingerprintMismatch},
 	}
 	table := funcspec.NewTable(build)
 	for _, c := range cases {
@@ -130,6 +144,10 @@ func TestResolveRegistered(t *testing.T) {
 	}
 	if builds != len(cases)-1 {
 		t.Fatalf("builder ran %d times; want %d (the same job, arguments and options built once)", builds, len(cases)-1)
+	}
+	bad := funcspec.Registered(funcspec.WithParallelism(job("pipeline", 2), map[int]int{0: 0}), pipeline(t, 2))
+	if _, err := table.Resolve(crossed(t, bad)); err == nil || !strings.Contains(err.Error(), `registered job "pipeline": graph: rescale`) {
+		t.Fatalf("a parallelism out of bounds: err = %v; want the job's rescale refused", err)
 	}
 	if _, err := funcspec.NewTable(nil).Resolve(funcspec.Registered(job("pipeline", 2), pipeline(t, 2))); !errors.Is(err, funcspec.ErrUnknown) {
 		t.Fatalf("no builder: err = %v; want ErrUnknown", err)

@@ -7,7 +7,9 @@ import (
 
 	"github.com/weir-engine/weir/internal/checkpoint"
 	"github.com/weir-engine/weir/internal/clock"
+	"github.com/weir-engine/weir/internal/funcspec"
 	"github.com/weir-engine/weir/internal/graph"
+	"github.com/weir-engine/weir/internal/rpc/rpcpb"
 	"github.com/weir-engine/weir/internal/scheduler"
 	"github.com/weir-engine/weir/internal/scheduler/adaptive"
 	"github.com/weir-engine/weir/internal/taskmanager"
@@ -107,12 +109,24 @@ func (jm *JobMaster) useGraph(gen int, par map[int]int) error {
 	if err != nil {
 		return fmt.Errorf("jobmaster: %w", err)
 	}
-	spec, release, err := jm.opts.Functions.Embed(fmt.Sprintf("%s#%d", jm.jobID, gen), jg)
+	spec, release, err := jm.rescaledFunction(gen, jg, par)
 	if err != nil {
 		return fmt.Errorf("jobmaster: %w", err)
 	}
 	jm.graph, jm.function, jm.gens.release = jg, spec, release
 	return nil
+}
+
+// rescaledFunction is the spec of generation gen's graph jg, rescaled to
+// par: a registered job's TaskManagers build it again and rescale it (as
+// processes of a cluster must: they share no table with the JobManager);
+// any other graph is embedded under the generation's name until release.
+func (jm *JobMaster) rescaledFunction(gen int, jg *graph.JobGraph, par map[int]int) (*rpcpb.FunctionSpec, func(), error) {
+	if r := jm.opts.Registered; r != nil {
+		spec := funcspec.Registered(funcspec.WithParallelism(r, par), jg)
+		return spec, func() { jm.opts.Functions.Forget(spec) }, nil
+	}
+	return jm.opts.Functions.Embed(fmt.Sprintf("%s#%d", jm.jobID, gen), jg)
 }
 
 // sameParallelism reports whether jg runs every vertex at par's.

@@ -171,10 +171,14 @@ func (x *EmbeddedGraph) GetJobId() string {
 // was called with and the engine options of the Env it built into: what a
 // process of the same binary needs to build the same graph again.
 type RegisteredJob struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
-	Args          []string               `protobuf:"bytes,2,rep,name=args,proto3" json:"args,omitempty"`
-	Options       *BuildOptions          `protobuf:"bytes,3,opt,name=options,proto3" json:"options,omitempty"`
+	state   protoimpl.MessageState `protogen:"open.v1"`
+	Name    string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	Args    []string               `protobuf:"bytes,2,rep,name=args,proto3" json:"args,omitempty"`
+	Options *BuildOptions          `protobuf:"bytes,3,opt,name=options,proto3" json:"options,omitempty"`
+	// The parallelism of every vertex, by vertex id, when the adaptive
+	// scheduler runs the job at other parallelisms than the builder's
+	// (empty: as built): the graph built is rescaled to it.
+	Parallelism   map[int32]int32 `protobuf:"bytes,4,rep,name=parallelism,proto3" json:"parallelism,omitempty" protobuf_key:"varint,1,opt,name=key" protobuf_val:"varint,2,opt,name=value"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -226,6 +230,13 @@ func (x *RegisteredJob) GetArgs() []string {
 func (x *RegisteredJob) GetOptions() *BuildOptions {
 	if x != nil {
 		return x.Options
+	}
+	return nil
+}
+
+func (x *RegisteredJob) GetParallelism() map[int32]int32 {
+	if x != nil {
+		return x.Parallelism
 	}
 	return nil
 }
@@ -329,11 +340,15 @@ const file_weir_rpc_v1_function_proto_rawDesc = "" +
 	"\x11graph_fingerprint\x18\x03 \x01(\tR\x10graphFingerprintB\b\n" +
 	"\x06source\"&\n" +
 	"\rEmbeddedGraph\x12\x15\n" +
-	"\x06job_id\x18\x01 \x01(\tR\x05jobId\"l\n" +
+	"\x06job_id\x18\x01 \x01(\tR\x05jobId\"\xfb\x01\n" +
 	"\rRegisteredJob\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x12\n" +
 	"\x04args\x18\x02 \x03(\tR\x04args\x123\n" +
-	"\aoptions\x18\x03 \x01(\v2\x19.weir.rpc.v1.BuildOptionsR\aoptions\"\xb4\x01\n" +
+	"\aoptions\x18\x03 \x01(\v2\x19.weir.rpc.v1.BuildOptionsR\aoptions\x12M\n" +
+	"\vparallelism\x18\x04 \x03(\v2+.weir.rpc.v1.RegisteredJob.ParallelismEntryR\vparallelism\x1a>\n" +
+	"\x10ParallelismEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\x05R\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\x05R\x05value:\x028\x01\"\xb4\x01\n" +
 	"\fBuildOptions\x12 \n" +
 	"\vparallelism\x18\x01 \x01(\x05R\vparallelism\x12'\n" +
 	"\x0fmax_parallelism\x18\x02 \x01(\x05R\x0emaxParallelism\x12\x14\n" +
@@ -353,22 +368,24 @@ func file_weir_rpc_v1_function_proto_rawDescGZIP() []byte {
 	return file_weir_rpc_v1_function_proto_rawDescData
 }
 
-var file_weir_rpc_v1_function_proto_msgTypes = make([]protoimpl.MessageInfo, 4)
+var file_weir_rpc_v1_function_proto_msgTypes = make([]protoimpl.MessageInfo, 5)
 var file_weir_rpc_v1_function_proto_goTypes = []any{
 	(*FunctionSpec)(nil),  // 0: weir.rpc.v1.FunctionSpec
 	(*EmbeddedGraph)(nil), // 1: weir.rpc.v1.EmbeddedGraph
 	(*RegisteredJob)(nil), // 2: weir.rpc.v1.RegisteredJob
 	(*BuildOptions)(nil),  // 3: weir.rpc.v1.BuildOptions
+	nil,                   // 4: weir.rpc.v1.RegisteredJob.ParallelismEntry
 }
 var file_weir_rpc_v1_function_proto_depIdxs = []int32{
 	1, // 0: weir.rpc.v1.FunctionSpec.embedded:type_name -> weir.rpc.v1.EmbeddedGraph
 	2, // 1: weir.rpc.v1.FunctionSpec.registered:type_name -> weir.rpc.v1.RegisteredJob
 	3, // 2: weir.rpc.v1.RegisteredJob.options:type_name -> weir.rpc.v1.BuildOptions
-	3, // [3:3] is the sub-list for method output_type
-	3, // [3:3] is the sub-list for method input_type
-	3, // [3:3] is the sub-list for extension type_name
-	3, // [3:3] is the sub-list for extension extendee
-	0, // [0:3] is the sub-list for field type_name
+	4, // 3: weir.rpc.v1.RegisteredJob.parallelism:type_name -> weir.rpc.v1.RegisteredJob.ParallelismEntry
+	4, // [4:4] is the sub-list for method output_type
+	4, // [4:4] is the sub-list for method input_type
+	4, // [4:4] is the sub-list for extension type_name
+	4, // [4:4] is the sub-list for extension extendee
+	0, // [0:4] is the sub-list for field type_name
 }
 
 func init() { file_weir_rpc_v1_function_proto_init() }
@@ -386,7 +403,7 @@ func file_weir_rpc_v1_function_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_weir_rpc_v1_function_proto_rawDesc), len(file_weir_rpc_v1_function_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   4,
+			NumMessages:   5,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -1,0 +1,117 @@
+package main
+
+import (
+	"fmt"
+	"strconv"
+	"testing"
+
+	"github.com/weir-engine/weir/internal/rest/api"
+	"github.com/weir-engine/weir/jobs/sequence"
+)
+
+// TestClusterReactiveScalesWithTaskManagers runs the sequence job with
+// checkpoints and the exactly-once file sink on a JobManager in reactive
+// mode (FLIP-159) that has one TaskManager of one slot: the job starts at
+// parallelism 1, scales up to 3 when two more TaskManagers join, and down
+// to 2 when one of them is SIGKILLed (it restarts from its latest
+// checkpoint on the slots left, without waiting for the lost one); every
+// key's sequence is committed exactly once. It waits on the REST API's
+// job details (each vertex's parallelism, the rescales), not on logs.
+func TestClusterReactiveScalesWithTaskManagers(t *testing.T) {
+	// 6 s of input: the scaling below happens well within it.
+	cfg := sequence.Config{Keys: 8, RecordsPerKey: 3000, Rate: 4000}
+	cps, out := t.TempDir(), t.TempDir()
+	c := startCluster(t, cps, "--scheduler-mode", "reactive", "--cooldown-after-rescaling", "200ms", "--heartbeat-timeout", "60s")
+	c.startTaskManager(t, "1")
+	run := startWeir(t, "run", "--checkpoint-interval", "100ms", "--jobmanager", c.rest,
+		"sequence", "--keys", strconv.Itoa(cfg.Keys), "--records-per-key", strconv.FormatInt(cfg.RecordsPerKey, 10),
+		"--rate", strconv.FormatFloat(cfg.Rate, 'f', -1, 64), "--output", out)
+	j := c.onlyJob(t, run)
+	j.awaitParallelism(t, 1)
+	if c.jm.awaitCheckpoints(1) == "" {
+		t.Fatal("the jobmanager ended before a checkpoint")
+	}
+
+	// Scale up: two more TaskManagers.
+	c.startTaskManager(t, "1")
+	victim := c.startTaskManager(t, "1")
+	up := j.awaitParallelism(t, 3)
+	if c.jm.awaitCheckpoints(1) == "" {
+		t.Fatal("the jobmanager ended before a checkpoint at 3")
+	}
+
+	// Scale down: one of them killed.
+	if err := victim.cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	victim.wait()
+	down := j.awaitParallelism(t, 2)
+
+	if code, stderr := run.wait(); code != 0 {
+		_ = c.jm.cmd.Process.Kill()
+		_, jmErr := c.jm.wait()
+		t.Fatalf("run: exit %d: %s\njobmanager:\n%s", code, stderr, jmErr)
+	}
+	lines, err := sequence.CommittedLines(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sequence.Verify(cfg, lines); err != nil {
+		t.Fatalf("after scaling up and down: %v", err)
+	}
+	// Up is a rescale; down, a lost TaskManager, is a restart at what
+	// is left (a failure, not a rescale): no rescale is recorded for it.
+	if n := len(up.Rescales); n == 0 || up.Rescales[n-1].Reason != "parallelism can increase" || !allAt(up.Rescales[n-1].To, 3) {
+		t.Errorf("rescales before the kill %+v, want the last up to 3", up.Rescales)
+	}
+	if len(down.Rescales) != len(up.Rescales) {
+		t.Errorf("rescales after the kill %+v, want none more than %+v", down.Rescales, up.Rescales)
+	}
+}
+
+// onlyJob is the job run submitted to c, the only one it runs, as the
+// REST API lists it.
+func (c *cluster) onlyJob(t *testing.T, run *proc) *restJob {
+	t.Helper()
+	j := &restJob{p: run, base: "http://" + c.rest}
+	await(t, "the submitted job", func() (bool, string) {
+		var ids api.JobIDsWithStatus
+		j.get(t, "/jobs", &ids)
+		if len(ids.Jobs) != 1 {
+			return false, fmt.Sprintf("%+v", ids.Jobs)
+		}
+		j.id = ids.Jobs[0].ID
+		return true, ""
+	})
+	return j
+}
+
+// awaitParallelism waits until the adaptive scheduler executes every
+// vertex of the job at n and returns the job's details then.
+func (j *restJob) awaitParallelism(t *testing.T, n int) api.JobDetails {
+	t.Helper()
+	var d api.JobDetails
+	await(t, fmt.Sprintf("the job at parallelism %d", n), func() (bool, string) {
+		d = api.JobDetails{}
+		j.get(t, "/jobs/"+j.id, &d)
+		if d.State == "FAILED" || d.State == "CANCELED" || d.State == "FINISHED" {
+			t.Fatalf("the job ended %s before it ran at %d: %s", d.State, n, j.get(t, "/jobs/"+j.id+"/exceptions", nil))
+		}
+		par := make(map[string]int, len(d.Vertices))
+		for _, v := range d.Vertices {
+			par[v.ID] = v.Parallelism
+		}
+		return d.State == "RUNNING" && d.SchedulerState == "Executing" && allAt(par, n), fmt.Sprintf("state %s, scheduler %s, parallelism %v, rescales %+v", d.State, d.SchedulerState, par, d.Rescales)
+	})
+	return d
+}
+
+// allAt reports whether every vertex of par runs at n (and there is one).
+func allAt(par map[string]int, n int) bool {
+	for _, p := range par {
+		if p != n {
+			return false
+		}
+	}
+	return len(par) > 0
+}

@@ -55,7 +55,11 @@ func (jm *JobMaster) actAdaptive(ctx context.Context, a any) bool {
 		jm.log.Info("scheduler state", "from", a.From, "to", a.To)
 		if a.To == "Restarting" {
 			if !jm.gens.rescaling {
+				// As the default scheduler says it (ScheduleRestart), for
+				// the CLI's restart line and the REST API's root cause.
 				jm.restarts++
+				jm.lastFailure = jm.ada.s.LastFailure()
+				jm.log.Warn("job failed, restarting", "attempt", jm.restarts, "cause", jm.lastFailure)
 			}
 			jm.gens.rescaling = false
 		}

@@ -80,6 +80,7 @@ func (s *Scheduler) TriggerSavepoint(drain bool) {
 
 // OnFailure implements Failures, as the default scheduler decides.
 func (s *Scheduler) OnFailure(cause error, now time.Time) (time.Duration, scheduler.RootCause, bool) {
+	s.failure = cause
 	if scheduler.Unrecoverable(cause) {
 		return 0, scheduler.NewRootCause(cause, nil), false
 	}

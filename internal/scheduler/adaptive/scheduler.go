@@ -28,6 +28,8 @@ type Scheduler struct {
 	now      time.Time
 	ready    []any
 	rescales []Rescaling
+	// failure is the latest failure the restart strategy was asked about.
+	failure error
 }
 
 // New returns the scheduler of a job with the given vertices (their IDs,
@@ -107,6 +109,11 @@ func (s *Scheduler) Parallelism() map[int]int {
 
 // Rescales is the history of rescale decisions, oldest first.
 func (s *Scheduler) Rescales() []Rescaling { return slices.Clone(s.rescales) }
+
+// LastFailure is the latest failure the restart strategy decided about
+// (nil before any): the cause of the restart when the scheduler enters
+// Restarting other than for a rescale.
+func (s *Scheduler) LastFailure() error { return s.failure }
 
 // Vertices are the job's vertices with their current bounds.
 func (s *Scheduler) Vertices() []allocator.Vertex { return slices.Clone(s.vertices) }

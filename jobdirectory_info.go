@@ -23,6 +23,7 @@ func jobInfo(c *JobClient, s jobmaster.Status) rest.JobInfo {
 	}
 	cluster.FillStatus(&info, s, c.graph)
 	info.SchedulerState = s.Scheduler
+	info.Requirements = requirementsInfo(s)
 	for _, r := range s.Rescales {
 		info.Rescales = append(info.Rescales, rest.RescaleInfo{From: r.From, To: r.To, Reason: r.Reason, Time: r.Now})
 	}

@@ -139,11 +139,23 @@ func historyHas(cs api.CheckpointingStatistics, id string) bool {
 // error message (empty for a success).
 func postJSON(t *testing.T, url string, body any) (int, string) {
 	t.Helper()
+	return sendJSON(t, http.MethodPost, url, body)
+}
+
+// sendJSON sends body to url with method and returns the status and the
+// REST API's error message (empty for a success).
+func sendJSON(t *testing.T, method, url string, body any) (int, string) {
+	t.Helper()
 	raw, err := json.Marshal(body)
 	if err != nil {
 		t.Fatal(err)
 	}
-	resp, err := http.Post(url, "application/json", bytes.NewReader(raw))
+	req, err := http.NewRequest(method, url, bytes.NewReader(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}

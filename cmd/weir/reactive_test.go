@@ -2,7 +2,9 @@ package main
 
 import (
 	"fmt"
+	"net/http"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/weir-engine/weir/internal/rest/api"
@@ -114,4 +116,71 @@ func allAt(par map[string]int, n int) bool {
 		}
 	}
 	return len(par) > 0
+}
+
+// TestClusterResourceRequirements changes a running job's parallelism
+// bounds through FLIP-291's REST endpoint on the JobManager process: GET
+// shows each vertex's bounds (1 to the parallelism asked for), bounds
+// that do not fit are refused with Flink's error body and change
+// nothing, and an upper bound lowered to 1 rescales the job down to 1.
+func TestClusterResourceRequirements(t *testing.T) {
+	c := startCluster(t, t.TempDir(), "--cooldown-after-rescaling", "100ms")
+	c.startTaskManager(t, "2")
+	r := runWeir(t, "run", "--jobmanager", c.rest, "--detach", "--parallelism", "2", "--checkpoint-interval", "100ms",
+		"sequence", "--keys", "4", "--records-per-key", "1000000", "--rate", "200", "--output", t.TempDir())
+	if r.code != 0 {
+		t.Fatalf("run --detach: exit %d, stderr %q", r.code, r.stderr)
+	}
+	j := c.onlyJob(t, nil)
+	j.awaitParallelism(t, 2)
+	path := "/jobs/" + j.id + "/resource-requirements"
+	var req api.JobResourceRequirements
+	j.get(t, path, &req)
+	if len(req) != 2 {
+		t.Fatalf("requirements %+v, want two vertices", req)
+	}
+	for v, b := range req {
+		if b.Parallelism != (api.ParallelismBounds{LowerBound: 1, UpperBound: 2}) {
+			t.Errorf("vertex %s: %+v, want 1 to 2", v, b.Parallelism)
+		}
+	}
+	with := func(lo, hi int) api.JobResourceRequirements {
+		out := make(api.JobResourceRequirements, len(req))
+		for v := range req {
+			out[v] = api.VertexResourceRequirements{Parallelism: api.ParallelismBounds{LowerBound: lo, UpperBound: hi}}
+		}
+		return out
+	}
+	oneMissing := with(1, 1)
+	for v := range oneMissing {
+		delete(oneMissing, v)
+		break
+	}
+	for _, bad := range []struct {
+		name string
+		body api.JobResourceRequirements
+		want string
+	}{
+		{"lower bound 0", with(0, 1), "is below 1"},
+		{"upper below lower", with(2, 1), "below the lower bound"},
+		{"above the max parallelism", with(1, 1000), "max parallelism"},
+		{"a vertex missing", oneMissing, "miss vertices"},
+	} {
+		if code, msg := sendJSON(t, http.MethodPut, "http://"+c.rest+path, bad.body); code != http.StatusBadRequest || !strings.Contains(msg, bad.want) {
+			t.Errorf("%s: %d %q, want 400 and %q", bad.name, code, msg, bad.want)
+		}
+	}
+	if code, msg := sendJSON(t, http.MethodPut, "http://"+c.rest+path, with(1, 1)); code != http.StatusOK {
+		t.Fatalf("PUT upper bound 1: %d %q", code, msg)
+	}
+	d := j.awaitParallelism(t, 1)
+	if n := len(d.Rescales); n == 0 || d.Rescales[n-1].Reason != "parallelism must decrease" {
+		t.Errorf("rescales %+v, want the last down for the lowered bound", d.Rescales)
+	}
+	j.get(t, path, &req)
+	for v, b := range req {
+		if b.Parallelism.UpperBound != 1 {
+			t.Errorf("vertex %s after the PUT: %+v, want upper bound 1", v, b.Parallelism)
+		}
+	}
 }

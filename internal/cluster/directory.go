@@ -79,6 +79,27 @@ func JobInfo(j Job) rest.JobInfo {
 	return info
 }
 
+// RequirementsUpdater is implemented by a Job that takes new parallelism
+// bounds at runtime (FLIP-291).
+type RequirementsUpdater interface {
+	UpdateRequirements(ctx context.Context, bounds map[int]rest.Bounds) error
+}
+
+var _ rest.RequirementsUpdater = (*Directory)(nil)
+
+// UpdateRequirements implements rest.RequirementsUpdater.
+func (d *Directory) UpdateRequirements(ctx context.Context, id string, bounds map[int]rest.Bounds) error {
+	j, err := d.lookup(id)
+	if err != nil {
+		return err
+	}
+	u, ok := j.(RequirementsUpdater)
+	if !ok {
+		return rest.BadSubmission(fmt.Errorf("job %s does not change its resource requirements", id))
+	}
+	return u.UpdateRequirements(ctx, bounds)
+}
+
 // Cancel implements rest.Dispatcher.
 func (d *Directory) Cancel(id string) error {
 	j, err := d.lookup(id)

@@ -362,6 +362,8 @@ func (jm *JobMaster) handle(ctx context.Context, ev any) {
 		jm.tick(ctx)
 	case SavepointRequest:
 		jm.requestSavepoint(ctx, e)
+	case RequirementsRequest:
+		jm.updateRequirements(e)
 	case splitRequest:
 		jm.handleSplitRequest(e)
 	case watermarkReport:

@@ -25,6 +25,9 @@ type Status struct {
 	Scheduler   string
 	Parallelism map[int]int
 	Rescales    []adaptive.Rescaling
+	// Requirements are the adaptive scheduler's parallelism bounds by
+	// vertex (FLIP-291; nil with the default scheduler).
+	Requirements map[int]adaptive.Bounds
 	// Subtasks are the counters of the subtasks (observe.go); Timestamps
 	// say when the job first entered each state; Restarts counts its
 	// restarts.
@@ -66,6 +69,7 @@ func (jm *JobMaster) publish() {
 	}
 	if jm.ada != nil {
 		s.Scheduler, s.Parallelism, s.Rescales = jm.ada.s.State(), jm.ada.s.Parallelism(), jm.ada.s.Rescales()
+		s.Requirements = jm.ada.requirements()
 	}
 	jm.observe(s)
 	if s.Failure == nil && jm.lastFailure != nil {

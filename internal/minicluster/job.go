@@ -185,6 +185,16 @@ func (j *Job) Await(ctx context.Context, cond func(jobmaster.Status) bool) (jobm
 	}
 }
 
+// UpdateRequirements asks the job's JobMaster to take new parallelism
+// bounds (FLIP-291).
+func (j *Job) UpdateRequirements(r jobmaster.RequirementsRequest) {
+	if j.jm == nil {
+		r.Reply <- fmt.Errorf("minicluster: the job did not start: %v", j.res.Err)
+		return
+	}
+	j.jm.UpdateRequirements(r)
+}
+
 // TriggerSavepoint asks the job's JobMaster for a savepoint.
 func (j *Job) TriggerSavepoint(r jobmaster.SavepointRequest) {
 	if j.jm == nil {

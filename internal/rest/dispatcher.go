@@ -90,6 +90,9 @@ type JobInfo struct {
 	// default scheduler) and Rescales its rescales, oldest first.
 	SchedulerState string
 	Rescales       []RescaleInfo
+	// Requirements are the adaptive scheduler's parallelism bounds by
+	// vertex id (FLIP-291; nil on the default scheduler).
+	Requirements map[int]Bounds
 }
 
 // TaskManagerLister is implemented by a Dispatcher that knows its

@@ -34,6 +34,8 @@
 //	POST  /jobs/:jobid/savepoints             {"target-directory","cancel-job"} -> 202 {"request-id"}
 //	POST  /jobs/:jobid/stop                   {"targetDirectory","drain"} -> 202 {"request-id"}
 //	GET   /jobs/:jobid/savepoints/:triggerid  {"status":{"id"},"operation":{"location"|"failure-cause"}}
+//	GET   /jobs/:jobid/resource-requirements  {"<vertex id>":{"parallelism":{"lowerBound","upperBound"}}}
+//	PUT   /jobs/:jobid/resource-requirements  the same, every vertex (adaptive scheduler) -> 200 {}
 //
 // Every path may also be prefixed with /v1, Flink's versioned form.
 //

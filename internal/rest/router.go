@@ -51,6 +51,7 @@ func (s *Server) routes() http.Handler {
 		"/datasets":                                          {http.MethodGet: s.listDatasets},
 		"/datasets/{datasetid}":                              {http.MethodDelete: s.deleteDataset},
 		"/datasets/delete/{triggerid}":                       {http.MethodGet: s.datasetDeleteStatus},
+		"/jobs/{jobid}/resource-requirements":                {http.MethodGet: s.resourceRequirements, http.MethodPut: s.updateResourceRequirements},
 	} {
 		mux.Handle(pattern, s.dispatch(m))
 	}

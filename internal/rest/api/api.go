@@ -74,6 +74,22 @@ type JobDetails struct {
 	Rescales       []Rescale `json:"rescales,omitempty"`
 }
 
+// JobResourceRequirements are FLIP-291's body of GET and PUT
+// /jobs/:jobid/resource-requirements: each vertex's parallelism bounds by
+// vertex id.
+type JobResourceRequirements map[string]VertexResourceRequirements
+
+// VertexResourceRequirements are one vertex's requirements.
+type VertexResourceRequirements struct {
+	Parallelism ParallelismBounds `json:"parallelism"`
+}
+
+// ParallelismBounds are the least and most subtasks a vertex runs with.
+type ParallelismBounds struct {
+	LowerBound int `json:"lowerBound"`
+	UpperBound int `json:"upperBound"`
+}
+
 // Rescale is one rescale of a job on the adaptive scheduler: each
 // vertex's parallelism before and after, by vertex id, why, and when
 // (epoch milliseconds).

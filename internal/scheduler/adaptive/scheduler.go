@@ -118,6 +118,15 @@ func (s *Scheduler) LastFailure() error { return s.failure }
 // Vertices are the job's vertices with their current bounds.
 func (s *Scheduler) Vertices() []allocator.Vertex { return slices.Clone(s.vertices) }
 
+// CheckBounds reports why RequirementsChanged with bounds would be
+// rejected (nil: it would be taken): a vertex the job does not have, a
+// lower bound below 1 or above the upper one, an upper bound above the
+// vertex's max parallelism.
+func (s *Scheduler) CheckBounds(bounds map[int]Bounds) error {
+	_, err := withBounds(s.vertices, bounds)
+	return err
+}
+
 // withBounds returns vs with new bounds, or an error naming the first
 // that does not fit.
 func withBounds(vs []allocator.Vertex, bounds map[int]Bounds) ([]allocator.Vertex, error) {

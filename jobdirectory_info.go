@@ -24,8 +24,12 @@ func jobInfo(c *JobClient, s jobmaster.Status) rest.JobInfo {
 	cluster.FillStatus(&info, s, c.graph)
 	info.SchedulerState = s.Scheduler
 	info.Requirements = requirementsInfo(s)
-	for _, r := range s.Rescales {
-		info.Rescales = append(info.Rescales, rest.RescaleInfo{From: r.From, To: r.To, Reason: r.Reason, Time: r.Now})
+	for i, r := range s.Rescales {
+		took := time.Duration(-1)
+		if i < len(s.RescaleDurations) {
+			took = s.RescaleDurations[i]
+		}
+		info.Rescales = append(info.Rescales, rest.RescaleInfo{From: r.From, To: r.To, Reason: r.Reason, Time: r.Now, Duration: took})
 	}
 	return info
 }

@@ -66,6 +66,11 @@ func TestClusterReactiveScalesWithTaskManagers(t *testing.T) {
 	if n := len(up.Rescales); n == 0 || up.Rescales[n-1].Reason != "parallelism can increase" || !allAt(up.Rescales[n-1].To, 3) {
 		t.Errorf("rescales before the kill %+v, want the last up to 3", up.Rescales)
 	}
+	for _, r := range up.Rescales {
+		if r.Duration < 0 || r.Timestamp <= 0 {
+			t.Errorf("rescale %+v executing at its new parallelism without its duration", r)
+		}
+	}
 	if len(down.Rescales) != len(up.Rescales) {
 		t.Errorf("rescales after the kill %+v, want none more than %+v", down.Rescales, up.Rescales)
 	}

@@ -91,6 +91,10 @@ func TestAdaptiveStabilizesThenRescalesOnTheClock(t *testing.T) {
 	if len(st.Rescales) != 1 || st.Rescales[0].From[0] != 1 || st.Rescales[0].To[0] != 2 {
 		t.Fatalf("rescales %+v, want one from 1 to 2", st.Rescales)
 	}
+	// The clock stands still while the rescale runs: it took no time of it.
+	if len(st.RescaleDurations) != 1 || st.RescaleDurations[0] != 0 {
+		t.Errorf("rescale durations %v, want one of 0 on the stopped clock", st.RescaleDurations)
+	}
 	if got, want := j.received(1), j.want(); !slices.Equal(got, want) {
 		t.Errorf("the rescaled generation received %d records, want %d: %v", len(got), len(want), got)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"time"
 
 	"github.com/weir-engine/weir/internal/checkpoint"
 	"github.com/weir-engine/weir/internal/clock"
@@ -27,6 +28,11 @@ type generations struct {
 	rescaling bool
 	// timers are the timeouts in flight; Close stops them.
 	timers []clock.Timer
+	// rescaled says how long each rescale took, from the decision to the
+	// new generation executing, in the order of the scheduler's Rescales;
+	// rescale is the one in progress.
+	rescaled []time.Duration
+	rescale  *adaptive.Rescaling
 }
 
 // createdGeneration is a generation whose restore is done.
@@ -53,6 +59,12 @@ func (jm *JobMaster) actAdaptive(ctx context.Context, a any) bool {
 		// requestSavepoint triggered it already, with its target.
 	case adaptive.Transitioned:
 		jm.log.Info("scheduler state", "from", a.From, "to", a.To)
+		if r := jm.gens.rescale; r != nil && a.To == "Executing" {
+			took := a.Now.Sub(r.Now)
+			jm.gens.rescaled = append(jm.gens.rescaled, took)
+			jm.gens.rescale = nil
+			jm.log.Info("job rescaled", "from", r.From, "to", r.To, "reason", r.Reason, "took", took)
+		}
 		if a.To == "Restarting" {
 			if !jm.gens.rescaling {
 				// As the default scheduler says it (ScheduleRestart), for
@@ -65,6 +77,7 @@ func (jm *JobMaster) actAdaptive(ctx context.Context, a any) bool {
 		}
 	case adaptive.Rescaling:
 		jm.gens.rescaling = true
+		jm.gens.rescale = &a
 		jm.log.Info("rescaling", "from", a.From, "to", a.To, "reason", a.Reason)
 	case adaptive.Rejected:
 		jm.log.Warn("scheduler request rejected", "request", fmt.Sprintf("%T", a.Request), "err", a.Err)

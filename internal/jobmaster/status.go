@@ -1,6 +1,7 @@
 package jobmaster
 
 import (
+	"slices"
 	"time"
 
 	"github.com/weir-engine/weir/internal/checkpoint"
@@ -25,6 +26,10 @@ type Status struct {
 	Scheduler   string
 	Parallelism map[int]int
 	Rescales    []adaptive.Rescaling
+	// RescaleDurations say how long each of Rescales took, from the
+	// decision to the new generation executing (shorter than Rescales
+	// while one is in progress).
+	RescaleDurations []time.Duration
 	// Requirements are the adaptive scheduler's parallelism bounds by
 	// vertex (FLIP-291; nil with the default scheduler).
 	Requirements map[int]adaptive.Bounds
@@ -70,6 +75,7 @@ func (jm *JobMaster) publish() {
 	if jm.ada != nil {
 		s.Scheduler, s.Parallelism, s.Rescales = jm.ada.s.State(), jm.ada.s.Parallelism(), jm.ada.s.Rescales()
 		s.Requirements = jm.ada.requirements()
+		s.RescaleDurations = slices.Clone(jm.gens.rescaled)
 	}
 	jm.observe(s)
 	if s.Failure == nil && jm.lastFailure != nil {

@@ -141,6 +141,9 @@ type RescaleInfo struct {
 	From, To map[int]int
 	Reason   string
 	Time     time.Time
+	// Duration is how long it took, from the decision to the new
+	// generation executing (-1 while in progress).
+	Duration time.Duration
 }
 
 // VertexInfo is one job vertex.

@@ -105,7 +105,7 @@ func newFake() *fakeDispatcher {
 			Checkpoints: checkpoint.Stats{Completed: 4, Failed: 1, Latest: "file:///cp/chk-5", LatestID: 5,
 				LatestDuration: 1500 * time.Millisecond, LatestSize: 4096, LatestUploaded: 1024},
 			SchedulerState: "Executing",
-			Rescales:       []rest.RescaleInfo{{From: map[int]int{1: 1, 2: 1}, To: map[int]int{1: 2, 2: 3}, Reason: "parallelism can increase", Time: t0.Add(time.Minute)}}},
+			Rescales:       []rest.RescaleInfo{{From: map[int]int{1: 1, 2: 1}, To: map[int]int{1: 2, 2: 3}, Reason: "parallelism can increase", Time: t0.Add(time.Minute), Duration: 1500 * time.Millisecond}}},
 		{ID: finishedID, Name: "wordcount", State: "FINISHED", Start: t0, End: t0.Add(1500 * time.Millisecond),
 			Vertices: []rest.VertexInfo{{ID: 1, Name: "Source", Parallelism: 1}}},
 		{ID: failedID, Name: "broken", State: "FAILED", Start: t0, End: t0.Add(time.Second),

@@ -120,7 +120,11 @@ func (s *Server) jobDetails(r *http.Request) (int, any, error) {
 	}
 	d.SchedulerState = j.SchedulerState
 	for _, r := range j.Rescales {
-		d.Rescales = append(d.Rescales, api.Rescale{From: byVertexID(r.From), To: byVertexID(r.To), Reason: r.Reason, Timestamp: millis(r.Time)})
+		took := int64(-1)
+		if r.Duration >= 0 {
+			took = r.Duration.Milliseconds()
+		}
+		d.Rescales = append(d.Rescales, api.Rescale{From: byVertexID(r.From), To: byVertexID(r.To), Reason: r.Reason, Timestamp: millis(r.Time), Duration: took})
 	}
 	return http.StatusOK, d, nil
 }

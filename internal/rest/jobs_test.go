@@ -126,7 +126,7 @@ func TestJobDetails(t *testing.T) {
 		t.Fatalf("scheduler state %q, rescales %+v: want Executing after one rescale", j.SchedulerState, j.Rescales)
 	}
 	if r := j.Rescales[0]; r.From[v1.ID] != 1 || r.To[v1.ID] != 2 || r.To[v2.ID] != 3 || r.Reason != "parallelism can increase" ||
-		r.Timestamp != t0.Add(time.Minute).UnixMilli() {
+		r.Timestamp != t0.Add(time.Minute).UnixMilli() || r.Duration != 1500 {
 		t.Errorf("rescale %+v", r)
 	}
 

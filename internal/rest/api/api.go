@@ -98,6 +98,9 @@ type Rescale struct {
 	To        map[string]int `json:"to"`
 	Reason    string         `json:"reason"`
 	Timestamp int64          `json:"timestamp"`
+	// Duration is how long the rescale took in milliseconds, from the
+	// decision to the new generation executing (-1 while in progress).
+	Duration int64 `json:"duration"`
 }
 
 // VertexDetails is one vertex of JobDetails. Tasks counts subtasks by

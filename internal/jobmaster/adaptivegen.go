@@ -33,6 +33,9 @@ type generations struct {
 	// rescale is the one in progress.
 	rescaled []time.Duration
 	rescale  *adaptive.Rescaling
+	// rescaleAt is when the loop took the rescale's decision, on its
+	// clock (the scheduler's times are those of the events it saw last).
+	rescaleAt time.Time
 }
 
 // createdGeneration is a generation whose restore is done.
@@ -59,12 +62,6 @@ func (jm *JobMaster) actAdaptive(ctx context.Context, a any) bool {
 		// requestSavepoint triggered it already, with its target.
 	case adaptive.Transitioned:
 		jm.log.Info("scheduler state", "from", a.From, "to", a.To)
-		if r := jm.gens.rescale; r != nil && a.To == "Executing" {
-			took := a.Now.Sub(r.Now)
-			jm.gens.rescaled = append(jm.gens.rescaled, took)
-			jm.gens.rescale = nil
-			jm.log.Info("job rescaled", "from", r.From, "to", r.To, "reason", r.Reason, "took", took)
-		}
 		if a.To == "Restarting" {
 			if !jm.gens.rescaling {
 				// As the default scheduler says it (ScheduleRestart), for
@@ -77,7 +74,7 @@ func (jm *JobMaster) actAdaptive(ctx context.Context, a any) bool {
 		}
 	case adaptive.Rescaling:
 		jm.gens.rescaling = true
-		jm.gens.rescale = &a
+		jm.gens.rescale, jm.gens.rescaleAt = &a, jm.clock.Now()
 		jm.log.Info("rescaling", "from", a.From, "to", a.To, "reason", a.Reason)
 	case adaptive.Rejected:
 		jm.log.Warn("scheduler request rejected", "request", fmt.Sprintf("%T", a.Request), "err", a.Err)
@@ -85,6 +82,21 @@ func (jm *JobMaster) actAdaptive(ctx context.Context, a any) bool {
 		return false
 	}
 	return true
+}
+
+// rescaleDone ends the rescale in progress once the scheduler executes
+// the new generation: its duration joins the history, and a line says
+// it. publish calls it, so that the status that shows the job executing
+// at its new parallelism shows how long the rescale took too.
+func (jm *JobMaster) rescaleDone() {
+	r := jm.gens.rescale
+	if r == nil || jm.ada.s.State() != "Executing" {
+		return
+	}
+	took := jm.clock.Now().Sub(jm.gens.rescaleAt)
+	jm.gens.rescaled = append(jm.gens.rescaled, took)
+	jm.gens.rescale = nil
+	jm.log.Info("job rescaled", "from", r.From, "to", r.To, "reason", r.Reason, "took", took)
 }
 
 // createExecutionGraph starts a generation at the plan's parallelism:

@@ -73,6 +73,7 @@ func (jm *JobMaster) publish() {
 		s.Checkpoints = jm.cp.stats()
 	}
 	if jm.ada != nil {
+		jm.rescaleDone()
 		s.Scheduler, s.Parallelism, s.Rescales = jm.ada.s.State(), jm.ada.s.Parallelism(), jm.ada.s.Rescales()
 		s.Requirements = jm.ada.requirements()
 		s.RescaleDurations = slices.Clone(jm.gens.rescaled)

@@ -3,6 +3,7 @@ package weir
 import (
 	"cmp"
 	"strings"
+	"time"
 
 	"github.com/weir-engine/weir/internal/checkpoint"
 	"github.com/weir-engine/weir/internal/cluster"

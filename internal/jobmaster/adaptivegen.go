@@ -174,7 +174,7 @@ func (jm *JobMaster) graphCreated(e restoredEvent) {
 	ev := adaptive.ExecutionGraphCreated{Generation: e.r.deploy.Generation, Now: jm.clock.Now()}
 	if e.err != nil {
 		jm.log.Error("create execution graph", "generation", ev.Generation, "err", e.err)
-		ev.Err = fmt.Errorf("%w: %w", scheduler.ErrUnrecoverable, e.err)
+		ev.Err = scheduler.MarkUnrecoverable(e.err)
 		closeEnumerators(jm.log, e.enumerators)
 	} else {
 		jm.gens.created = &createdGeneration{deploy: e.r.deploy, rs: e.rs}

@@ -42,7 +42,7 @@ func fill(m protoreflect.Message, seed int, depth int) {
 			}
 		case fd.IsMap():
 			mp := m.Mutable(fd).Map()
-			k := protoreflect.ValueOfString(fmt.Sprintf("k%d", n)).MapKey()
+			k := scalar(fd.MapKey(), n).MapKey()
 			if fd.MapValue().Kind() == protoreflect.MessageKind {
 				v := mp.NewValue()
 				fill(v.Message(), n, depth+1)

@@ -139,7 +139,7 @@ func execute(ctx context.Context, env *Env, req cli.RunRequest) (*Result, error)
 		return c.Wait()
 	}
 	dir := newJobDirectory()
-	dir.add(c)
+	dir.Add(c)
 	srv := rest.NewServer(dir, rest.Options{Logger: env.opts.Logger, Datasets: env.datasets()})
 	addr, serr := srv.Start(req.Engine.RestAddr)
 	if serr != nil {

@@ -63,7 +63,7 @@ func requirementsInfo(s jobmaster.Status) map[int]rest.Bounds {
 
 // UpdateRequirements implements rest.RequirementsUpdater.
 func (d *jobDirectory) UpdateRequirements(ctx context.Context, id string, bounds map[int]rest.Bounds) error {
-	c, err := d.lookup(id)
+	c, err := d.Lookup(id)
 	if err != nil {
 		return err
 	}

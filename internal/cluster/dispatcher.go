@@ -4,14 +4,12 @@ import (
 	"context"
 	"io"
 	"log/slog"
-	"maps"
 	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/weir-engine/weir/internal/funcspec"
-	"github.com/weir-engine/weir/internal/jobmaster"
 	"github.com/weir-engine/weir/internal/minicluster"
 	"github.com/weir-engine/weir/internal/rest"
 	"github.com/weir-engine/weir/internal/rest/api"
@@ -51,7 +49,7 @@ type Job interface {
 // JobMaster of its own (Flink's Dispatcher); it is the REST server's
 // rest.Dispatcher, rest.Submitter and rest.ClusterReporter.
 type Dispatcher struct {
-	*Directory
+	*Directory[Job]
 	jobs    Jobs
 	cluster *minicluster.Cluster
 	runner  runner.Runner
@@ -73,7 +71,7 @@ var (
 )
 
 func newDispatcher(jobs Jobs, c *minicluster.Cluster, r runner.Runner, defaults api.EngineOptions, h *ha, log *slog.Logger) *Dispatcher {
-	d := &Dispatcher{Directory: NewDirectory(), jobs: jobs, cluster: c, runner: r, defaults: defaults, ha: h, log: log}
+	d := &Dispatcher{Directory: NewDirectory(JobInfo), jobs: jobs, cluster: c, runner: r, defaults: defaults, ha: h, log: log}
 	d.ctx, d.cancel = context.WithCancel(context.Background())
 	return d
 }
@@ -144,13 +142,7 @@ func (d *Dispatcher) Cluster() rest.ClusterInfo {
 // TaskManagers implements rest.TaskManagerLister: every TaskManager
 // registered with the ResourceManager, with the jobs in its slots.
 func (d *Dispatcher) TaskManagers() []rest.TaskManagerInfo {
-	d.Directory.mu.Lock()
-	jobs := maps.Clone(d.Directory.jobs)
-	d.Directory.mu.Unlock()
-	statuses := make(map[string]jobmaster.Status, len(jobs))
-	for id, j := range jobs {
-		statuses[id] = j.Status()
-	}
+	statuses := d.Statuses(Job.Status)
 	usedBy := map[string][]string{}
 	for _, tm := range TaskManagersOf(statuses) {
 		usedBy[tm.ID] = tm.Jobs

@@ -121,11 +121,17 @@ func (c *Capture[K]) Section(dst []byte, kg int) ([]byte, error) {
 		}
 		return appendSection(dst, c.tables, c.schemas, c.pending, kg-c.start, kc)
 	}
-	payloads, err := c.kvPayloads(kg)
+	payloads, recorded, err := c.kvPayloads(kg)
 	if err != nil {
 		return dst, err
 	}
-	return appendPayloads(dst, payloads, c.schemas, c.pending, kg-c.start), nil
+	// The schemas the database records for its entries (see
+	// kvevolve.go) win: a state restored in the files but not
+	// registered since keeps its old layout and schema.
+	schemas := make(map[string][]byte, len(c.schemas)+len(recorded))
+	maps.Copy(schemas, c.schemas)
+	maps.Copy(schemas, recorded)
+	return appendPayloads(dst, payloads, schemas, c.pending, kg-c.start), nil
 }
 
 // PendingSection appends a section of key group kg with only the restored
@@ -136,35 +142,40 @@ func (c *Capture[K]) PendingSection(dst []byte, kg int) []byte {
 }
 
 // kvPayloads reads the payload of every state in key group kg from the
-// Pebble capture: the entries' key and value bytes are already the codec
-// encodings a payload is made of.
-func (c *Capture[K]) kvPayloads(kg int) (map[string][]byte, error) {
+// Pebble capture, and the schemas recorded for them: the entries' key and
+// value bytes are already the codec encodings a payload is made of.
+func (c *Capture[K]) kvPayloads(kg int) (payloads, schemas map[string][]byte, err error) {
 	if c.db == nil {
 		db, err := openPebble(c.dir, c.log, true, nil)
 		if err != nil {
-			return nil, fmt.Errorf("state: open pebble checkpoint %s: %w", c.dir, err)
+			return nil, nil, fmt.Errorf("state: open pebble checkpoint %s: %w", c.dir, err)
 		}
 		c.db = db
 	}
 	bodies := map[string][]byte{}
 	counts := map[string]uint64{}
-	err := scanPrefix(c.db, groupPrefix(nil, kg), func(k, v []byte) error {
+	schemas = map[string][]byte{}
+	err = scanPrefix(c.db, groupPrefix(nil, kg), func(k, v []byte) error {
 		_, name, key, err := splitKey(k)
 		if err != nil {
 			return err
+		}
+		if state, ok := isSchemaEntry(name); ok {
+			schemas[state] = slices.Clone(v)
+			return nil
 		}
 		counts[name]++
 		bodies[name] = append(append(bodies[name], key...), v...)
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("state: read key group %d of pebble checkpoint: %w", kg, err)
+		return nil, nil, fmt.Errorf("state: read key group %d of pebble checkpoint: %w", kg, err)
 	}
-	out := make(map[string][]byte, len(bodies))
+	payloads = make(map[string][]byte, len(bodies))
 	for name, body := range bodies {
-		out[name] = append(binary.AppendUvarint(nil, counts[name]), body...)
+		payloads[name] = append(binary.AppendUvarint(nil, counts[name]), body...)
 	}
-	return out, nil
+	return payloads, schemas, nil
 }
 
 // Release frees the capture: a Pebble capture's directory is removed.

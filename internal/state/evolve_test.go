@@ -43,8 +43,19 @@ func writeV1(t *testing.T, kind string) map[int][]byte {
 	t.Helper()
 	b := newTestBackend[string](t, kind, 0, evoGroups-1)
 	defer b.Close()
+	fillV1(t, b)
+	return sections(t, b)
+}
+
+// fillV1 writes the acctV1 states of the keys in b's key groups.
+func fillV1(t *testing.T, b *KeyedBackend[string]) {
+	t.Helper()
+	start, end := b.KeyGroupRange()
 	for i := range 20 {
 		k, kg := evoKey(i)
+		if kg < start || kg > end {
+			continue
+		}
 		b.SetCurrentKey(k, kg)
 		v, _ := Value[string, acctV1](b, "acct")
 		v.Update(acctV1{Owner: k, Balance: int64(i), Note: "x", Limits: []int{i}})
@@ -54,7 +65,6 @@ func writeV1(t *testing.T, kind string) map[int][]byte {
 		m.Put(i, acctV1{Owner: k, Balance: int64(10 * i)})
 	}
 	mustNoErr(t, b)
-	return sections(t, b)
 }
 
 func sections(t *testing.T, b *KeyedBackend[string]) map[int][]byte {

@@ -3,6 +3,7 @@ package state
 import (
 	"hash/fnv"
 	"os"
+	"path/filepath"
 	"slices"
 	"testing"
 )
@@ -55,4 +56,23 @@ func mustNoErr[K comparable](t *testing.T, b *KeyedBackend[K]) {
 // sortedKeys collects the keys with state name in keyGroup, sorted.
 func sortedKeys(b *KeyedBackend[string], name string, keyGroup int) []string {
 	return slices.Sorted(b.Keys(name, keyGroup))
+}
+
+// linkDir makes dst a copy of the Pebble checkpoint in src by hard links,
+// as a download would make a private copy: RestorePebble moves its base
+// source.
+func linkDir(t testing.TB, src, dst string) {
+	t.Helper()
+	ents, err := os.ReadDir(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(dst, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range ents {
+		if err := os.Link(filepath.Join(src, e.Name()), filepath.Join(dst, e.Name())); err != nil {
+			t.Fatal(err)
+		}
+	}
 }

@@ -2,7 +2,6 @@ package state_test
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -10,24 +9,8 @@ import (
 	"github.com/weir-engine/weir/internal/state"
 )
 
-// linkDir makes dst a copy of the Pebble checkpoint in src by hard links,
-// as a download would make a private copy: RestorePebble moves its base
-// source.
-func linkDir(t testing.TB, src, dst string) {
-	t.Helper()
-	ents, err := os.ReadDir(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll(dst, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range ents {
-		if err := os.Link(filepath.Join(src, e.Name()), filepath.Join(dst, e.Name())); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
+// linkDir is the internal tests' helper (see helpers_test.go).
+var linkDir = state.LinkDir
 
 // capturePebble captures every backend into a directory of its own and
 // returns them as restore sources.

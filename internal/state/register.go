@@ -26,6 +26,12 @@ func register[K comparable, S any](b *KeyedBackend[K], name string, opts []Optio
 	}
 	s, t := mk()
 	b.states[name] = entry[K]{state: s, table: t}
+	if b.kv != nil {
+		if err := b.migrateKV(name, t); err != nil {
+			var zero S
+			return zero, b.record(err)
+		}
+	}
 	if err := b.adoptPending(name, t); err != nil {
 		var zero S
 		return zero, b.record(err)

@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cockroachdb/pebble"
 	"github.com/weir-engine/weir/internal/codec"
@@ -197,6 +198,39 @@ func TestPebbleFilesWithoutSchemasReadPositionally(t *testing.T) {
 	v, _ := Value[string, acctV1](b, "acct")
 	if got, _ := v.Value(); !reflect.DeepEqual(got, acctV1{Owner: k, Balance: 3, Note: "x", Limits: []int{3}}) {
 		t.Fatalf("got %+v", got)
+	}
+	mustNoErr(t, b)
+}
+
+// A TTL state's stamped values evolve in the files too: the struct inside
+// the stamp is transcoded, the stamp kept.
+func TestPebbleTTLStateEvolves(t *testing.T) {
+	now := time.UnixMilli(1_000_000)
+	ttl := WithTTL(TTLConfig{TTL: time.Hour})
+	k, kg := evoKey(4)
+	caps := capturesV1(t, [][2]int{{0, evoGroups - 1}}, func(b *KeyedBackend[string]) {
+		b.SetClock(func() time.Time { return now })
+		b.SetCurrentKey(k, kg)
+		v, err := Value[string, acctV1](b, "ttl", ttl)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v.Update(acctV1{Owner: k, Balance: 7, Note: "gone"})
+	})
+	b := restoreFiles(t, 0, evoGroups-1, caps)
+	b.SetClock(func() time.Time { return now.Add(59 * time.Minute) })
+	b.SetCurrentKey(k, kg)
+	v, err := Value[string, acctV2](b, "ttl", ttl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, ok := v.Value(); !ok || !reflect.DeepEqual(got, acctV2{Owner: k, Balance: 7}) {
+		t.Fatalf("got %+v, %v", got, ok)
+	}
+	// The stamp came through: an hour after the write the value expired.
+	b.SetClock(func() time.Time { return now.Add(time.Hour) })
+	if got, ok := v.Value(); ok {
+		t.Fatalf("expired value %+v still read", got)
 	}
 	mustNoErr(t, b)
 }

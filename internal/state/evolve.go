@@ -21,7 +21,9 @@ import (
 // fields mapped by name, new fields zero, removed fields dropped) before
 // the table reads it. The heap table then decodes it as usual; the Pebble
 // table stores the rewritten bytes, so the migration happens once, at
-// restore, and reads never see the old layout. A type change is refused
+// restore, and reads never see the old layout (state restored from a
+// Pebble checkpoint's own files migrates when it is registered; see
+// kvevolve.go). A type change is refused
 // with an error naming the state and the field. The transcoder of a state
 // is built once per schema met, not per record.
 

@@ -108,7 +108,7 @@ func (c planCodec[T]) AppendFrom(buf []byte, v *T) []byte {
 
 // DecodeInto implements PointerCodec.
 func (c planCodec[T]) DecodeInto(buf []byte, v *T) (int, error) {
-	n, err := decodeOp(buf, c.pl, unsafe.Pointer(v), 0)
+	n, err := decodeOp(buf, c.pl, unsafe.Pointer(v), 0, nil)
 	if err != nil {
 		var zero T
 		*v = zero

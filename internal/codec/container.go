@@ -34,7 +34,7 @@ func (b *builder) pointerPlan(pl *plan) error {
 		}
 		return appendOp(append(buf, 1), elem, ptr)
 	}
-	pl.dec = func(buf []byte, p unsafe.Pointer, depth int) (int, error) {
+	pl.dec = func(buf []byte, p unsafe.Pointer, depth int, a *arena) (int, error) {
 		if len(buf) == 0 {
 			return 0, errTruncated
 		}
@@ -50,7 +50,7 @@ func (b *builder) pointerPlan(pl *plan) error {
 			return 0, errDepth
 		}
 		ptr := reflect.New(et).UnsafePointer()
-		n, err := decodeOp(buf[1:], elem, ptr, depth+1)
+		n, err := decodeOp(buf[1:], elem, ptr, depth+1, a)
 		if err != nil {
 			return 0, err
 		}
@@ -87,7 +87,7 @@ func (b *builder) slicePlan(pl *plan) error {
 		}
 		return buf
 	}
-	pl.dec = func(buf []byte, p unsafe.Pointer, depth int) (int, error) {
+	pl.dec = func(buf []byte, p unsafe.Pointer, depth int, a *arena) (int, error) {
 		l, isNil, n, err := decodeOptLen(buf, elem.minSize, maxCount(elem.minSize, size))
 		switch {
 		case err != nil:
@@ -113,7 +113,7 @@ func (b *builder) slicePlan(pl *plan) error {
 		}
 		data := (*sliceHeader)(p).data
 		for i := range l {
-			k, err := decodeOp(buf[n:], elem, unsafe.Add(data, uintptr(i)*size), depth+1)
+			k, err := decodeOp(buf[n:], elem, unsafe.Add(data, uintptr(i)*size), depth+1, a)
 			if err != nil {
 				return 0, err
 			}
@@ -124,8 +124,13 @@ func (b *builder) slicePlan(pl *plan) error {
 	return nil
 }
 
+// maxFlatArray is the largest program an array is unrolled into; longer
+// arrays loop over their elements.
+const maxFlatArray = 64
+
 // arrayPlan encodes an array as its elements, with no length: the length is
-// part of the type. Arrays of 1-byte integers are copied in bulk.
+// part of the type. Arrays of 1-byte integers are copied in bulk, and short
+// arrays of other elements are unrolled into a flat program like a struct's.
 func (b *builder) arrayPlan(pl *plan) error {
 	t := pl.typ
 	elem, err := b.sub("[]", t.Elem())
@@ -138,19 +143,27 @@ func (b *builder) arrayPlan(pl *plan) error {
 	pl.empty = l == 0 || elem.empty
 	if pl.empty {
 		pl.enc = func(buf []byte, _ unsafe.Pointer) []byte { return buf }
-		pl.dec = func([]byte, unsafe.Pointer, int) (int, error) { return 0, nil }
+		pl.dec = func([]byte, unsafe.Pointer, int, *arena) (int, error) { return 0, nil }
 		return nil
 	}
 	if k := t.Elem().Kind(); (k == reflect.Uint8 || k == reflect.Int8) && elem.op != opFunc {
 		pl.enc = func(buf []byte, p unsafe.Pointer) []byte {
 			return append(buf, unsafe.Slice((*byte)(p), l)...)
 		}
-		pl.dec = func(buf []byte, p unsafe.Pointer, _ int) (int, error) {
+		pl.dec = func(buf []byte, p unsafe.Pointer, _ int, _ *arena) (int, error) {
 			if len(buf) < l {
 				return 0, errTruncated
 			}
 			return copy(unsafe.Slice((*byte)(p), l), buf), nil
 		}
+		return nil
+	}
+	if l <= maxFlatArray && l*len(elem.insts) <= maxFlatArray {
+		insts := make([]inst, 0, l*len(elem.insts))
+		for i := range l {
+			insts = appendShifted(insts, partInsts(elem), uintptr(i)*size)
+		}
+		pl.op, pl.insts = opFlat, insts
 		return nil
 	}
 	pl.enc = func(buf []byte, p unsafe.Pointer) []byte {
@@ -159,10 +172,10 @@ func (b *builder) arrayPlan(pl *plan) error {
 		}
 		return buf
 	}
-	pl.dec = func(buf []byte, p unsafe.Pointer, depth int) (int, error) {
+	pl.dec = func(buf []byte, p unsafe.Pointer, depth int, a *arena) (int, error) {
 		n := 0
 		for i := range l {
-			k, err := decodeOp(buf[n:], elem, unsafe.Add(p, uintptr(i)*size), depth)
+			k, err := decodeOp(buf[n:], elem, unsafe.Add(p, uintptr(i)*size), depth, a)
 			if err != nil {
 				return 0, err
 			}

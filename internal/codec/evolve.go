@@ -110,7 +110,7 @@ func evolve(old *node, t reflect.Type, path, fieldName string) (evoDec, error) {
 			return nil, err
 		}
 		return func(buf []byte, v reflect.Value, depth int) (int, error) {
-			return decodeOp(buf, pl, unsafe.Pointer(v.UnsafeAddr()), depth)
+			return decodeOp(buf, pl, unsafe.Pointer(v.UnsafeAddr()), depth, nil)
 		}, nil
 	}
 	if len(cur) == 0 || cur[0] != old.kind || old.kind == tagMarshaler || old.kind == tagRegistered {

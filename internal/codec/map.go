@@ -67,7 +67,7 @@ func (b *builder) mapPlan(pl *plan) error {
 		release(s)
 		return buf
 	}
-	pl.dec = func(buf []byte, p unsafe.Pointer, depth int) (int, error) {
+	pl.dec = func(buf []byte, p unsafe.Pointer, depth int, a *arena) (int, error) {
 		entryMin := addSize(key.minSize, val.minSize)
 		l, isNil, n, err := decodeOptLen(buf, entryMin, maxCount(entryMin, t.Key().Size()+t.Elem().Size()))
 		switch {
@@ -92,12 +92,12 @@ func (b *builder) mapPlan(pl *plan) error {
 		for i := range l {
 			s.k.SetZero()
 			s.v.SetZero()
-			k, err := decodeOp(buf[n:], key, s.kp, depth+1)
+			k, err := decodeOp(buf[n:], key, s.kp, depth+1, a)
 			if err != nil {
 				return 0, err
 			}
 			n += k
-			if k, err = decodeOp(buf[n:], val, s.vp, depth+1); err != nil {
+			if k, err = decodeOp(buf[n:], val, s.vp, depth+1, a); err != nil {
 				return 0, err
 			}
 			n += k

@@ -110,7 +110,7 @@ func (b *builder) marshalerPlan(pl *plan, m marshaling) {
 		buf = binary.AppendUvarint(buf, uint64(len(data)))
 		return append(buf, data...)
 	}
-	pl.dec = func(buf []byte, p unsafe.Pointer, _ int) (int, error) {
+	pl.dec = func(buf []byte, p unsafe.Pointer, _ int, _ *arena) (int, error) {
 		l, n, err := decodeLen(buf, 1, math.MaxInt)
 		if err != nil {
 			return 0, err

@@ -5,10 +5,10 @@ import (
 	"unsafe"
 )
 
-// op selects how a plan encodes. Scalars, strings and byte slices are handled
-// inline by appendOp and decodeOp, so a struct of scalars costs a switch per
-// field rather than an indirect call; every other plan is opFunc and carries
-// its own enc and dec functions.
+// op selects how a plan step encodes. Scalars, strings and byte slices are
+// handled inline by appendInsts and decodeInsts; every other plan is opFunc
+// and carries its own enc and dec functions. Structs are not an op: a struct
+// plan is the flat list of its fields' instructions (see inst).
 type op uint8
 
 const (
@@ -30,147 +30,216 @@ const (
 	opComplex128
 	opString
 	opBytes // a slice whose elements are 1-byte integers: copied in bulk
+	opFlat  // a struct or small array: only the plan's insts are used
 )
+
+// inst is one instruction of a plan's flat program: encode or decode the
+// value of kind op stored off bytes after the base pointer. Every plan has a
+// program (plan.insts): a scalar's is one instruction at offset 0, a
+// container's is one opFunc instruction that calls the plan's enc or dec, and
+// a struct's is the concatenation of its fields' programs, nested structs and
+// small arrays flattened in at their offsets. A struct of scalars therefore
+// encodes and decodes in one loop over a table, with a switch per field and
+// no call per field.
+type inst struct {
+	op  op
+	off uintptr
+	pl  *plan // the plan whose enc or dec an opFunc instruction calls
+}
 
 // appendOp appends the encoding of the value of pl.typ stored at p.
 func appendOp(buf []byte, pl *plan, p unsafe.Pointer) []byte {
-	switch pl.op {
-	case opBool:
-		return appendBool(buf, *(*bool)(p))
-	case opInt:
-		return binary.AppendVarint(buf, int64(*(*int)(p)))
-	case opInt8, opUint8:
-		return append(buf, *(*byte)(p))
-	case opInt16:
-		return binary.AppendVarint(buf, int64(*(*int16)(p)))
-	case opInt32:
-		return binary.AppendVarint(buf, int64(*(*int32)(p)))
-	case opInt64:
-		return binary.AppendVarint(buf, *(*int64)(p))
-	case opUint:
-		return binary.AppendUvarint(buf, uint64(*(*uint)(p)))
-	case opUint16:
-		return binary.AppendUvarint(buf, uint64(*(*uint16)(p)))
-	case opUint32:
-		return binary.AppendUvarint(buf, uint64(*(*uint32)(p)))
-	case opUint64:
-		return binary.AppendUvarint(buf, *(*uint64)(p))
-	case opFloat32:
-		return appendFloat32(buf, *(*float32)(p))
-	case opFloat64:
-		return appendFloat64(buf, *(*float64)(p))
-	case opComplex64:
-		c := (*[2]float32)(p)
-		return appendFloat32(appendFloat32(buf, c[0]), c[1])
-	case opComplex128:
-		c := (*[2]float64)(p)
-		return appendFloat64(appendFloat64(buf, c[0]), c[1])
-	case opString:
-		return appendString(buf, *(*string)(p))
-	case opBytes:
-		return appendBytes(buf, *(*[]byte)(p))
+	return appendInsts(buf, pl.insts, p)
+}
+
+// appendInsts runs the program insts on the value at base.
+func appendInsts(buf []byte, insts []inst, base unsafe.Pointer) []byte {
+	for i := range insts {
+		in := &insts[i]
+		p := unsafe.Add(base, in.off)
+		switch in.op {
+		case opBool:
+			buf = appendBool(buf, *(*bool)(p))
+		case opInt:
+			buf = binary.AppendVarint(buf, int64(*(*int)(p)))
+		case opInt8, opUint8:
+			buf = append(buf, *(*byte)(p))
+		case opInt16:
+			buf = binary.AppendVarint(buf, int64(*(*int16)(p)))
+		case opInt32:
+			buf = binary.AppendVarint(buf, int64(*(*int32)(p)))
+		case opInt64:
+			buf = binary.AppendVarint(buf, *(*int64)(p))
+		case opUint:
+			buf = binary.AppendUvarint(buf, uint64(*(*uint)(p)))
+		case opUint16:
+			buf = binary.AppendUvarint(buf, uint64(*(*uint16)(p)))
+		case opUint32:
+			buf = binary.AppendUvarint(buf, uint64(*(*uint32)(p)))
+		case opUint64:
+			buf = binary.AppendUvarint(buf, *(*uint64)(p))
+		case opFloat32:
+			buf = appendFloat32(buf, *(*float32)(p))
+		case opFloat64:
+			buf = appendFloat64(buf, *(*float64)(p))
+		case opComplex64:
+			c := (*[2]float32)(p)
+			buf = appendFloat32(appendFloat32(buf, c[0]), c[1])
+		case opComplex128:
+			c := (*[2]float64)(p)
+			buf = appendFloat64(appendFloat64(buf, c[0]), c[1])
+		case opString:
+			buf = appendString(buf, *(*string)(p))
+		case opBytes:
+			buf = appendBytes(buf, *(*[]byte)(p))
+		default:
+			buf = in.pl.enc(buf, p)
+		}
 	}
-	return pl.enc(buf, p)
+	return buf
 }
 
 // decodeOp decodes one value of pl.typ from the front of buf into p, which
 // points at zeroed memory of that type, and returns the bytes consumed. depth
-// counts the pointers, slices and maps already entered (see maxDepth).
+// counts the pointers, slices and maps already entered (see maxDepth). a,
+// when not nil, is where decoded strings and byte slices are copied to.
+func decodeOp(buf []byte, pl *plan, p unsafe.Pointer, depth int, a *arena) (int, error) {
+	return decodeInsts(buf, pl.insts, p, depth, a)
+}
+
+// decodeInsts runs the program insts backwards: it decodes from the front of
+// buf into the value at base.
 //
 // The varint cases call binary.Uvarint directly rather than the decodeX
 // helpers: it inlines, and this is the inner loop of every struct.
-func decodeOp(buf []byte, pl *plan, p unsafe.Pointer, depth int) (int, error) {
-	switch pl.op {
-	case opBool:
-		v, n, err := decodeBool(buf)
-		*(*bool)(p) = v
-		return n, err
-	case opInt8, opUint8:
-		if len(buf) == 0 {
-			return 0, errTruncated
-		}
-		*(*byte)(p) = buf[0]
-		return 1, nil
-	case opInt, opInt16, opInt32, opInt64:
-		ux, n := binary.Uvarint(buf)
-		if n <= 0 {
-			return 0, varintErr(n)
-		}
-		x := unzigzag(ux)
-		switch pl.op {
-		case opInt64:
-			*(*int64)(p) = x
-		case opInt:
-			if !fitsInt(x, intBits) {
-				return 0, errRange
+func decodeInsts(buf []byte, insts []inst, base unsafe.Pointer, depth int, a *arena) (int, error) {
+	n := 0
+	for i := range insts {
+		in := &insts[i]
+		p := unsafe.Add(base, in.off)
+		switch in.op {
+		case opBool:
+			if n >= len(buf) {
+				return 0, errTruncated
 			}
-			*(*int)(p) = int(x)
-		case opInt32:
-			if !fitsInt(x, 32) {
-				return 0, errRange
+			switch buf[n] {
+			case 0:
+				*(*bool)(p) = false
+			case 1:
+				*(*bool)(p) = true
+			default:
+				return 0, errBool
 			}
-			*(*int32)(p) = int32(x)
+			n++
+		case opInt8, opUint8:
+			if n >= len(buf) {
+				return 0, errTruncated
+			}
+			*(*byte)(p) = buf[n]
+			n++
+		case opInt, opInt16, opInt32, opInt64:
+			ux, k := binary.Uvarint(buf[n:])
+			if k <= 0 {
+				return 0, varintErr(k)
+			}
+			n += k
+			x := unzigzag(ux)
+			switch in.op {
+			case opInt64:
+				*(*int64)(p) = x
+			case opInt:
+				if !fitsInt(x, intBits) {
+					return 0, errRange
+				}
+				*(*int)(p) = int(x)
+			case opInt32:
+				if !fitsInt(x, 32) {
+					return 0, errRange
+				}
+				*(*int32)(p) = int32(x)
+			default:
+				if !fitsInt(x, 16) {
+					return 0, errRange
+				}
+				*(*int16)(p) = int16(x)
+			}
+		case opUint, opUint16, opUint32, opUint64:
+			x, k := binary.Uvarint(buf[n:])
+			if k <= 0 {
+				return 0, varintErr(k)
+			}
+			n += k
+			switch in.op {
+			case opUint64:
+				*(*uint64)(p) = x
+			case opUint:
+				if !fitsUint(x, intBits) {
+					return 0, errRange
+				}
+				*(*uint)(p) = uint(x)
+			case opUint32:
+				if !fitsUint(x, 32) {
+					return 0, errRange
+				}
+				*(*uint32)(p) = uint32(x)
+			default:
+				if !fitsUint(x, 16) {
+					return 0, errRange
+				}
+				*(*uint16)(p) = uint16(x)
+			}
+		case opFloat32:
+			if len(buf)-n < 4 {
+				return 0, errTruncated
+			}
+			*(*uint32)(p) = binary.LittleEndian.Uint32(buf[n:])
+			n += 4
+		case opFloat64:
+			if len(buf)-n < 8 {
+				return 0, errTruncated
+			}
+			*(*uint64)(p) = binary.LittleEndian.Uint64(buf[n:])
+			n += 8
+		case opComplex64:
+			if len(buf)-n < 8 {
+				return 0, errTruncated
+			}
+			c := (*[2]uint32)(p)
+			c[0] = binary.LittleEndian.Uint32(buf[n:])
+			c[1] = binary.LittleEndian.Uint32(buf[n+4:])
+			n += 8
+		case opComplex128:
+			if len(buf)-n < 16 {
+				return 0, errTruncated
+			}
+			c := (*[2]uint64)(p)
+			c[0] = binary.LittleEndian.Uint64(buf[n:])
+			c[1] = binary.LittleEndian.Uint64(buf[n+8:])
+			n += 16
+		case opString:
+			l, k := binary.Uvarint(buf[n:])
+			if k <= 0 || l > uint64(len(buf)-n-k) {
+				return 0, lengthErr(k)
+			}
+			n += k
+			*(*string)(p) = a.string(buf[n : n+int(l)])
+			n += int(l)
+		case opBytes:
+			// The element type may be a named 1-byte integer; its
+			// memory layout is that of []byte either way.
+			v, k, err := decodeBytes(buf[n:], a)
+			if err != nil {
+				return 0, err
+			}
+			*(*[]byte)(p) = v
+			n += k
 		default:
-			if !fitsInt(x, 16) {
-				return 0, errRange
+			k, err := in.pl.dec(buf[n:], p, depth, a)
+			if err != nil {
+				return 0, err
 			}
-			*(*int16)(p) = int16(x)
+			n += k
 		}
-		return n, nil
-	case opUint, opUint16, opUint32, opUint64:
-		x, n := binary.Uvarint(buf)
-		if n <= 0 {
-			return 0, varintErr(n)
-		}
-		switch pl.op {
-		case opUint64:
-			*(*uint64)(p) = x
-		case opUint:
-			if !fitsUint(x, intBits) {
-				return 0, errRange
-			}
-			*(*uint)(p) = uint(x)
-		case opUint32:
-			if !fitsUint(x, 32) {
-				return 0, errRange
-			}
-			*(*uint32)(p) = uint32(x)
-		default:
-			if !fitsUint(x, 16) {
-				return 0, errRange
-			}
-			*(*uint16)(p) = uint16(x)
-		}
-		return n, nil
-	case opFloat32:
-		v, n, err := decodeFloat32(buf)
-		*(*float32)(p) = v
-		return n, err
-	case opFloat64:
-		v, n, err := decodeFloat64(buf)
-		*(*float64)(p) = v
-		return n, err
-	case opComplex64:
-		v, n, err := complex64Codec{}.Decode(buf)
-		*(*complex64)(p) = v
-		return n, err
-	case opComplex128:
-		v, n, err := complex128Codec{}.Decode(buf)
-		*(*complex128)(p) = v
-		return n, err
-	case opString:
-		l, n := binary.Uvarint(buf)
-		if n <= 0 || l > uint64(len(buf)-n) {
-			return 0, lengthErr(n)
-		}
-		*(*string)(p) = string(buf[n : n+int(l)])
-		return n + int(l), nil
-	case opBytes:
-		// The element type may be a named 1-byte integer; its
-		// memory layout is that of []byte either way.
-		v, n, err := decodeBytes(buf)
-		*(*[]byte)(p) = v
-		return n, err
 	}
-	return pl.dec(buf, p, depth)
+	return n, nil
 }

@@ -28,9 +28,14 @@ type plan struct {
 	// elements are skipped.
 	empty bool
 
-	// enc and dec implement op == opFunc. dec writes into zeroed memory.
+	// insts is the plan's program (see inst): what appendOp and
+	// decodeOp run.
+	insts []inst
+
+	// enc and dec implement op == opFunc. dec writes into zeroed memory
+	// and copies strings and byte slices into a when it is not nil.
 	enc func(buf []byte, p unsafe.Pointer) []byte
-	dec func(buf []byte, p unsafe.Pointer, depth int) (int, error)
+	dec func(buf []byte, p unsafe.Pointer, depth int, a *arena) (int, error)
 }
 
 // planEntry is what the plan cache holds for a type: a plan or the reason
@@ -109,6 +114,9 @@ func (b *builder) plan(t reflect.Type) (*plan, error) {
 	b.building[t] = pl
 	if err := b.fill(pl); err != nil {
 		return nil, err
+	}
+	if pl.insts == nil {
+		pl.insts = []inst{{op: pl.op, pl: pl}}
 	}
 	return pl, nil
 }

@@ -236,7 +236,7 @@ func (bytesCodec) Append(buf []byte, v []byte) []byte {
 }
 
 func (bytesCodec) Decode(buf []byte) ([]byte, int, error) {
-	return decodeBytes(buf)
+	return decodeBytes(buf, nil)
 }
 
 // intBits is the width of int and uint on this platform. Both are encoded as

@@ -47,14 +47,14 @@ func Register[T any](c Codec[T]) {
 // registeredPlan wraps c as a plan, checking what it returns: a user codec
 // must not be able to make a decoder slice out of range.
 func registeredPlan[T any](t reflect.Type, c Codec[T]) *plan {
-	return &plan{
+	pl := &plan{
 		typ:     t,
 		op:      opFunc,
 		minSize: 1,
 		enc: func(buf []byte, p unsafe.Pointer) []byte {
 			return c.Append(buf, *(*T)(p))
 		},
-		dec: func(buf []byte, p unsafe.Pointer, _ int) (int, error) {
+		dec: func(buf []byte, p unsafe.Pointer, _ int, _ *arena) (int, error) {
 			v, n, err := c.Decode(buf)
 			if err != nil {
 				if !errors.Is(err, ErrCorrupt) {
@@ -69,4 +69,6 @@ func registeredPlan[T any](t reflect.Type, c Codec[T]) *plan {
 			return n, nil
 		},
 	}
+	pl.insts = []inst{{op: opFunc, pl: pl}}
+	return pl
 }

@@ -1,22 +1,22 @@
 package codec
 
-import "unsafe"
-
 // structField is one encoded field of a struct plan.
 type structField struct {
 	off uintptr
 	pl  *plan
 }
 
-// structPlan compiles a struct into the list of its encoded fields: all
-// fields, exported or not, in declaration order, addressed by the offsets
-// reflect reports, so encoding a struct is a loop over this list with no
-// reflect call. Blank (_) fields are skipped: Go's == ignores them, and
-// skipping them keeps the encoding, and so the key hash, consistent with ==.
-// Fields that encode to nothing (struct{}, [0]T) are dropped from the list.
+// structPlan compiles a struct into the flat program of its encoded fields
+// (see inst): all fields, exported or not, in declaration order, addressed by
+// the offsets reflect reports, nested structs and small arrays inlined, so
+// encoding a struct is one loop over a table with no reflect call and no
+// call per scalar or string field. Blank (_) fields are skipped: Go's ==
+// ignores them, and skipping them keeps the encoding, and so the key hash,
+// consistent with ==. Fields that encode to nothing (struct{}, [0]T) are
+// dropped.
 func (b *builder) structPlan(pl *plan) error {
 	t := pl.typ
-	var fields []structField
+	insts := []inst{}
 	for i := range t.NumField() {
 		f := t.Field(i)
 		if f.Name == "_" {
@@ -26,33 +26,35 @@ func (b *builder) structPlan(pl *plan) error {
 		if err != nil {
 			return err
 		}
-		// A field's plan is always complete here: a struct cannot
-		// contain itself except through a pointer, slice or map.
 		if fp.empty {
 			continue
 		}
-		fields = append(fields, structField{off: f.Offset, pl: fp})
+		insts = appendShifted(insts, partInsts(fp), f.Offset)
 		pl.minSize = addSize(pl.minSize, fp.minSize)
 	}
-	pl.empty = len(fields) == 0
-	pl.enc = func(buf []byte, p unsafe.Pointer) []byte {
-		for i := range fields {
-			f := &fields[i]
-			buf = appendOp(buf, f.pl, unsafe.Add(p, f.off))
-		}
-		return buf
-	}
-	pl.dec = func(buf []byte, p unsafe.Pointer, depth int) (int, error) {
-		n := 0
-		for i := range fields {
-			f := &fields[i]
-			k, err := decodeOp(buf[n:], f.pl, unsafe.Add(p, f.off), depth)
-			if err != nil {
-				return 0, err
-			}
-			n += k
-		}
-		return n, nil
-	}
+	pl.empty = len(insts) == 0
+	pl.op, pl.insts = opFlat, insts
 	return nil
+}
+
+// partInsts is the program of a struct field or array element. A struct
+// cannot contain itself except through a pointer, slice or map, so the plan
+// of a part is complete unless it is one of those, met again while it is
+// being built (a *Node field of the Node a *Node points to); its program,
+// not written yet, will be the call of its own enc and dec.
+func partInsts(pl *plan) []inst {
+	if pl.insts == nil {
+		return []inst{{op: opFunc, pl: pl}}
+	}
+	return pl.insts
+}
+
+// appendShifted appends the program insts of a part that lies off bytes into
+// the enclosing value.
+func appendShifted(dst, insts []inst, off uintptr) []inst {
+	for _, in := range insts {
+		in.off += off
+		dst = append(dst, in)
+	}
+	return dst
 }

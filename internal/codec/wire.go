@@ -230,15 +230,14 @@ func appendString(buf []byte, s string) []byte {
 }
 
 // decodeBytes reads a nil-able byte slice; the result never aliases buf
-// because network buffers are recycled as soon as the record is decoded.
-func decodeBytes(buf []byte) ([]byte, int, error) {
+// because network buffers are recycled as soon as the record is decoded. It
+// is copied into a, or into an allocation of its own when a is nil.
+func decodeBytes(buf []byte, a *arena) ([]byte, int, error) {
 	l, isNil, n, err := decodeOptLen(buf, 1, math.MaxInt)
 	if err != nil || isNil {
 		return nil, n, err
 	}
-	b := make([]byte, l)
-	copy(b, buf[n:])
-	return b, n + l, nil
+	return a.bytes(buf[n : n+l]), n + l, nil
 }
 
 func appendBytes(buf []byte, b []byte) []byte {

@@ -63,7 +63,7 @@ const benchBatch = 256
 
 // benchShape runs the encode and decode benchmarks of one shape. Decoding
 // decodes benchBatch records from one buffer per iteration and reports
-// ns/record; "codec-batch" decodes them with a BatchDecoder.
+// ns/record; "batch" decodes them with a BatchDecoder, one Begin per buffer.
 func benchShape[T any](b *testing.B, name string, v T, enc func([]byte, T) []byte, dec func([]byte) (T, int)) {
 	c := mustFor[T](b)
 	slot := codec.NewSlot(c)
@@ -98,6 +98,15 @@ func benchShape[T any](b *testing.B, name string, v T, enc func([]byte, T) []byt
 		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*benchBatch), "ns/record")
 	}
 	b.Run(name+"/decode/codec", func(b *testing.B) { decodeAll(b, slot.Decode) })
+	batch := codec.NewBatchDecoder(c)
+	b.Run(name+"/decode/batch", func(b *testing.B) {
+		decodeAll(b, func(buf []byte) (T, int, error) {
+			if len(buf) == len(many) {
+				batch.Begin(len(buf))
+			}
+			return batch.Decode(buf)
+		})
+	})
 	b.Run(name+"/decode/binary", func(b *testing.B) {
 		decodeAll(b, func(buf []byte) (T, int, error) {
 			x, n := dec(buf)

@@ -10,11 +10,14 @@
 //
 // For[T] returns the Codec of T, built once per type and cached. The
 // predeclared scalar types, string and []byte get specialized codecs;
-// everything else is compiled from its reflect.Type into a plan, a tree of
-// small encoders working on unsafe.Pointers at precomputed field offsets, so
-// that scalars, strings and structs of them are handled without reflect
-// calls (maps, allocating slices and pointees, and BinaryMarshaler methods
-// still use reflect). Codecs are safe for concurrent use.
+// everything else is compiled from its reflect.Type into a plan: a flat table
+// of instructions (kind, field offset) in which nested structs and short
+// arrays are inlined, run by one loop with a switch per instruction. A struct
+// of scalars and strings is therefore encoded and decoded with no reflect
+// call and no function call per field; pointers, slices, maps and
+// BinaryMarshaler types are one instruction that calls their own encoder
+// (allocating slices and pointees, maps and marshaling methods still use
+// reflect). Codecs are safe for concurrent use.
 //
 // Check answers whether a type has a codec without building one; the graph
 // builder calls it at job-build time so that a record type with a channel in
@@ -29,7 +32,10 @@
 // whose marshaling methods are on the pointer receiver, are the exception).
 // Decoding allocates only what the value needs: strings, slices, maps,
 // pointees. A decoded value never aliases the input, which is a recycled
-// network buffer. Decoding a truncated or malformed input returns an error
+// network buffer. A BatchDecoder decodes many values (the records of one
+// network buffer, a block of a cache file) with one allocation for all
+// their strings and byte slices instead of one per field; see its
+// documentation for the API and for what sharing that allocation costs. Decoding a truncated or malformed input returns an error
 // wrapping ErrCorrupt and never panics; lengths are checked against the bytes
 // left before anything is allocated, and nesting is bounded (10000 levels of
 // pointers, slices and maps; Append cannot fail, so a deeper value encodes

@@ -5,15 +5,19 @@ import (
 	"math"
 	"testing"
 	"time"
+
+	"github.com/weir-engine/weir/internal/codec"
 )
 
 // FuzzDecode decodes arbitrary bytes as a struct with a field of most kinds
 // (recursive pointers and slices, maps, time.Time, named types). Decoding
 // must never panic, and whatever it accepts must encode to bytes that decode
 // again. For the map-free FlatRec, encoding is a function of the value, so
-// decode-encode-decode-encode must reproduce the same bytes.
+// decode-encode-decode-encode must reproduce the same bytes, and a
+// BatchDecoder must decode what Decode decodes.
 func FuzzDecode(f *testing.F) {
 	rich, flat := mustFor[FuzzRec](f), mustFor[FlatRec](f)
+	batch := codec.NewBatchDecoder(flat)
 	f.Add([]byte{})
 	f.Add(rich.Append(nil, FuzzRec{}))
 	f.Add(rich.Append(nil, FuzzRec{
@@ -35,14 +39,24 @@ func FuzzDecode(f *testing.F) {
 		} else if !isCorrupt(err) {
 			t.Fatalf("error does not wrap ErrCorrupt: %v", err)
 		}
-		v, _, err := flat.Decode(data)
+		v, n, err := flat.Decode(data)
+		// The batch decoder accepts and refuses what Decode does, and
+		// decodes the same value (compared by encoding: floats may be
+		// NaN).
+		bv, bn, berr := batch.Decode(data)
+		if (berr == nil) != (err == nil) || bn != n {
+			t.Fatalf("Decode: %d bytes, %v; BatchDecoder: %d bytes, %v", n, err, bn, berr)
+		}
 		if err != nil {
-			if !isCorrupt(err) {
-				t.Fatalf("error does not wrap ErrCorrupt: %v", err)
+			if !isCorrupt(err) || !isCorrupt(berr) {
+				t.Fatalf("error does not wrap ErrCorrupt: %v, %v", err, berr)
 			}
 			return
 		}
 		enc1 := flat.Append(nil, v)
+		if benc := flat.Append(nil, bv); !bytes.Equal(benc, enc1) {
+			t.Fatalf("BatchDecoder decoded a different value:\n%x\n%x", benc, enc1)
+		}
 		v2, n, err := flat.Decode(enc1)
 		if err != nil || n != len(enc1) {
 			t.Fatalf("re-encoding does not decode: %v", err)

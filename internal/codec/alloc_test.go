@@ -51,3 +51,44 @@ func TestAllocs(t *testing.T) {
 	e, _ = allocs(t, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 	check("time encode (AppendBinary)", e, 0, 0, 0)
 }
+
+// TestAllocsWithoutSlot: the Codec that For returns, called by value
+// without a Slot, allocates nothing for the value itself when the type is
+// flat (scalars, strings, structs and arrays of them), and one heap copy per
+// call otherwise.
+func TestAllocsWithoutSlot(t *testing.T) {
+	cases := []struct {
+		name             string
+		allocs           func(t *testing.T) (enc, dec float64)
+		wantEnc, wantDec float64
+	}{
+		{"scalars", directAllocs(sampleScalars), 0, 0},
+		{"bid", directAllocs(sampleBid), 0, 3}, // its three strings
+		{"nested structs", directAllocs(EventLike{Kind: 2, Bid: sampleBid}), 0, 3},
+		{"array of structs", directAllocs([2]BidLike{{Channel: "abc"}, {URL: "def"}}), 0, 2},
+		{"struct with a pointer", directAllocs(Nest{I: 1}), 1, 1},                           // the value
+		{"struct with a slice", directAllocs(Inner{A: 1, b: "xyz", C: []float64{1}}), 1, 3}, // the value, the string, the slice
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			enc, dec := tc.allocs(t)
+			if enc != tc.wantEnc || dec != tc.wantDec {
+				t.Errorf("%.0f allocs to encode, %.0f to decode; want %.0f and %.0f", enc, dec, tc.wantEnc, tc.wantDec)
+			}
+		})
+	}
+}
+
+func directAllocs[T any](v T) func(t *testing.T) (float64, float64) {
+	return func(t *testing.T) (float64, float64) {
+		c := mustFor[T](t)
+		buf := c.Append(make([]byte, 0, 1024), v)
+		enc := testing.AllocsPerRun(100, func() { buf = c.Append(buf[:0], v) })
+		dec := testing.AllocsPerRun(100, func() {
+			if _, _, err := c.Decode(buf); err != nil {
+				t.Fatal(err)
+			}
+		})
+		return enc, dec
+	}
+}

@@ -63,7 +63,7 @@ func forLocked[T any](t reflect.Type) (Codec[T], error) {
 	if err != nil {
 		return nil, err
 	}
-	return planCodec[T]{pl: pl}, nil
+	return planCodec[T]{pl: pl, flat: isFlat(pl.insts)}, nil
 }
 
 // Check reports whether values of t can be encoded, without building a typed
@@ -79,26 +79,49 @@ func Check(t reflect.Type) error {
 
 // planCodec is the Codec of a type compiled into a plan.
 //
-// Its value methods hand the plan a pointer to their argument or result, so
-// that value lives on the heap: one allocation per call. Hiding the pointer
-// from escape analysis to keep it on the stack is not safe (a stack that
-// grows during the call moves the value and the hidden pointer goes stale:
-// decoded values came back zero under -race), so the hot paths go through
-// PointerCodec instead, usually by way of a Slot.
+// When the plan's program is flat (scalars, strings, byte slices and structs
+// and arrays of them: no pointer, other slice, map or marshaler), its value
+// methods run it on their own argument or result, which stays on the stack
+// because appendFlat and decodeFlat let no pointer escape. Otherwise they
+// must hand the plan a heap copy of the value: one allocation per call.
+// Hiding the pointer from escape analysis to keep it on the stack is not safe
+// (a stack that grows during the call moves the value and the hidden pointer
+// goes stale: decoded values came back zero under -race), so the hot paths
+// go through PointerCodec instead, usually by way of a Slot. (A Slot is
+// faster even for flat types: passing the value through the Codec interface
+// and back measured slower than copying it into the Slot's heap value.)
 type planCodec[T any] struct {
-	pl *plan
+	pl   *plan
+	flat bool // isFlat(pl.insts)
 }
 
 var _ PointerCodec[int] = planCodec[int]{}
 
 // Append implements Codec.
-func (c planCodec[T]) Append(buf []byte, v T) []byte { return c.AppendFrom(buf, &v) }
+func (c planCodec[T]) Append(buf []byte, v T) []byte {
+	if c.flat {
+		buf, _ = appendFlat(buf, c.pl.insts, unsafe.Pointer(&v))
+		return buf
+	}
+	p := new(T) // not &v: taking it here would move v to the heap on every call
+	*p = v
+	return c.AppendFrom(buf, p)
+}
 
 // Decode implements Codec.
 func (c planCodec[T]) Decode(buf []byte) (T, int, error) {
-	var v T
-	n, err := c.DecodeInto(buf, &v)
-	return v, n, err
+	if c.flat {
+		var v T
+		n, _, err := decodeFlat(buf, c.pl.insts, unsafe.Pointer(&v), nil)
+		if err != nil {
+			var zero T
+			return zero, 0, c.decodeErr(err)
+		}
+		return v, n, nil
+	}
+	v := new(T)
+	n, err := c.DecodeInto(buf, v)
+	return *v, n, err
 }
 
 // AppendFrom implements PointerCodec.
@@ -112,7 +135,12 @@ func (c planCodec[T]) DecodeInto(buf []byte, v *T) (int, error) {
 	if err != nil {
 		var zero T
 		*v = zero
-		return 0, fmt.Errorf("decoding %v: %w", c.pl.typ, err)
+		return 0, c.decodeErr(err)
 	}
 	return n, nil
+}
+
+// decodeErr is the error of decoding a T.
+func (c planCodec[T]) decodeErr(err error) error {
+	return fmt.Errorf("decoding %v: %w", c.pl.typ, err)
 }

@@ -54,6 +54,24 @@ func appendOp(buf []byte, pl *plan, p unsafe.Pointer) []byte {
 
 // appendInsts runs the program insts on the value at base.
 func appendInsts(buf []byte, insts []inst, base unsafe.Pointer) []byte {
+	for {
+		var k int
+		buf, k = appendFlat(buf, insts, base)
+		if k == len(insts) {
+			return buf
+		}
+		in := &insts[k]
+		buf = in.pl.enc(buf, unsafe.Add(base, in.off))
+		insts = insts[k+1:]
+	}
+}
+
+// appendFlat runs insts on the value at base up to the first opFunc
+// instruction, and returns the extended buffer and how many instructions it
+// ran. It calls no function value, so base does not escape: a caller whose
+// program has no opFunc instruction (see isFlat) can encode a value on its
+// own stack.
+func appendFlat(buf []byte, insts []inst, base unsafe.Pointer) ([]byte, int) {
 	for i := range insts {
 		in := &insts[i]
 		p := unsafe.Add(base, in.off)
@@ -93,10 +111,21 @@ func appendInsts(buf []byte, insts []inst, base unsafe.Pointer) []byte {
 		case opBytes:
 			buf = appendBytes(buf, *(*[]byte)(p))
 		default:
-			buf = in.pl.enc(buf, p)
+			return buf, i
 		}
 	}
-	return buf
+	return buf, len(insts)
+}
+
+// isFlat reports whether insts has no opFunc instruction: whether it can
+// run entirely in appendFlat and decodeFlat.
+func isFlat(insts []inst) bool {
+	for _, in := range insts {
+		if in.op == opFunc {
+			return false
+		}
+	}
+	return true
 }
 
 // decodeOp decodes one value of pl.typ from the front of buf into p, which
@@ -114,13 +143,37 @@ func decodeOp(buf []byte, pl *plan, p unsafe.Pointer, depth int, a *arena) (int,
 // helpers: it inlines, and this is the inner loop of every struct.
 func decodeInsts(buf []byte, insts []inst, base unsafe.Pointer, depth int, a *arena) (int, error) {
 	n := 0
+	for {
+		m, k, err := decodeFlat(buf[n:], insts, base, a)
+		if err != nil {
+			return 0, err
+		}
+		n += m
+		if k == len(insts) {
+			return n, nil
+		}
+		in := &insts[k]
+		m, err = in.pl.dec(buf[n:], unsafe.Add(base, in.off), depth, a)
+		if err != nil {
+			return 0, err
+		}
+		n += m
+		insts = insts[k+1:]
+	}
+}
+
+// decodeFlat runs insts up to the first opFunc instruction, decoding from
+// the front of buf into the value at base, and returns the bytes consumed
+// and how many instructions it ran. Like appendFlat it lets neither base nor
+// a escape.
+func decodeFlat(buf []byte, insts []inst, base unsafe.Pointer, a *arena) (n, ran int, err error) {
 	for i := range insts {
 		in := &insts[i]
 		p := unsafe.Add(base, in.off)
 		switch in.op {
 		case opBool:
 			if n >= len(buf) {
-				return 0, errTruncated
+				return 0, 0, errTruncated
 			}
 			switch buf[n] {
 			case 0:
@@ -128,19 +181,19 @@ func decodeInsts(buf []byte, insts []inst, base unsafe.Pointer, depth int, a *ar
 			case 1:
 				*(*bool)(p) = true
 			default:
-				return 0, errBool
+				return 0, 0, errBool
 			}
 			n++
 		case opInt8, opUint8:
 			if n >= len(buf) {
-				return 0, errTruncated
+				return 0, 0, errTruncated
 			}
 			*(*byte)(p) = buf[n]
 			n++
 		case opInt, opInt16, opInt32, opInt64:
 			ux, k := binary.Uvarint(buf[n:])
 			if k <= 0 {
-				return 0, varintErr(k)
+				return 0, 0, varintErr(k)
 			}
 			n += k
 			x := unzigzag(ux)
@@ -149,24 +202,24 @@ func decodeInsts(buf []byte, insts []inst, base unsafe.Pointer, depth int, a *ar
 				*(*int64)(p) = x
 			case opInt:
 				if !fitsInt(x, intBits) {
-					return 0, errRange
+					return 0, 0, errRange
 				}
 				*(*int)(p) = int(x)
 			case opInt32:
 				if !fitsInt(x, 32) {
-					return 0, errRange
+					return 0, 0, errRange
 				}
 				*(*int32)(p) = int32(x)
 			default:
 				if !fitsInt(x, 16) {
-					return 0, errRange
+					return 0, 0, errRange
 				}
 				*(*int16)(p) = int16(x)
 			}
 		case opUint, opUint16, opUint32, opUint64:
 			x, k := binary.Uvarint(buf[n:])
 			if k <= 0 {
-				return 0, varintErr(k)
+				return 0, 0, varintErr(k)
 			}
 			n += k
 			switch in.op {
@@ -174,35 +227,35 @@ func decodeInsts(buf []byte, insts []inst, base unsafe.Pointer, depth int, a *ar
 				*(*uint64)(p) = x
 			case opUint:
 				if !fitsUint(x, intBits) {
-					return 0, errRange
+					return 0, 0, errRange
 				}
 				*(*uint)(p) = uint(x)
 			case opUint32:
 				if !fitsUint(x, 32) {
-					return 0, errRange
+					return 0, 0, errRange
 				}
 				*(*uint32)(p) = uint32(x)
 			default:
 				if !fitsUint(x, 16) {
-					return 0, errRange
+					return 0, 0, errRange
 				}
 				*(*uint16)(p) = uint16(x)
 			}
 		case opFloat32:
 			if len(buf)-n < 4 {
-				return 0, errTruncated
+				return 0, 0, errTruncated
 			}
 			*(*uint32)(p) = binary.LittleEndian.Uint32(buf[n:])
 			n += 4
 		case opFloat64:
 			if len(buf)-n < 8 {
-				return 0, errTruncated
+				return 0, 0, errTruncated
 			}
 			*(*uint64)(p) = binary.LittleEndian.Uint64(buf[n:])
 			n += 8
 		case opComplex64:
 			if len(buf)-n < 8 {
-				return 0, errTruncated
+				return 0, 0, errTruncated
 			}
 			c := (*[2]uint32)(p)
 			c[0] = binary.LittleEndian.Uint32(buf[n:])
@@ -210,7 +263,7 @@ func decodeInsts(buf []byte, insts []inst, base unsafe.Pointer, depth int, a *ar
 			n += 8
 		case opComplex128:
 			if len(buf)-n < 16 {
-				return 0, errTruncated
+				return 0, 0, errTruncated
 			}
 			c := (*[2]uint64)(p)
 			c[0] = binary.LittleEndian.Uint64(buf[n:])
@@ -219,7 +272,7 @@ func decodeInsts(buf []byte, insts []inst, base unsafe.Pointer, depth int, a *ar
 		case opString:
 			l, k := binary.Uvarint(buf[n:])
 			if k <= 0 || l > uint64(len(buf)-n-k) {
-				return 0, lengthErr(k)
+				return 0, 0, lengthErr(k)
 			}
 			n += k
 			*(*string)(p) = a.string(buf[n : n+int(l)])
@@ -229,17 +282,13 @@ func decodeInsts(buf []byte, insts []inst, base unsafe.Pointer, depth int, a *ar
 			// memory layout is that of []byte either way.
 			v, k, err := decodeBytes(buf[n:], a)
 			if err != nil {
-				return 0, err
+				return 0, 0, err
 			}
 			*(*[]byte)(p) = v
 			n += k
 		default:
-			k, err := in.pl.dec(buf[n:], p, depth, a)
-			if err != nil {
-				return 0, err
-			}
-			n += k
+			return n, i, nil
 		}
 	}
-	return n, nil
+	return n, len(insts), nil
 }

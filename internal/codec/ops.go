@@ -5,10 +5,11 @@ import (
 	"unsafe"
 )
 
-// op selects how a plan step encodes. Scalars, strings and byte slices are
-// handled inline by appendInsts and decodeInsts; every other plan is opFunc
-// and carries its own enc and dec functions. Structs are not an op: a struct
-// plan is the flat list of its fields' instructions (see inst).
+// op selects how an instruction encodes. Scalars, strings and byte slices are
+// handled inline by appendFlat and decodeFlat; every other plan is opFunc and
+// carries its own enc and dec functions. Structs and short arrays are opFlat
+// plans, which never appear in a program: their instructions are inlined
+// into it (see inst).
 type op uint8
 
 const (
@@ -136,11 +137,8 @@ func decodeOp(buf []byte, pl *plan, p unsafe.Pointer, depth int, a *arena) (int,
 	return decodeInsts(buf, pl.insts, p, depth, a)
 }
 
-// decodeInsts runs the program insts backwards: it decodes from the front of
-// buf into the value at base.
-//
-// The varint cases call binary.Uvarint directly rather than the decodeX
-// helpers: it inlines, and this is the inner loop of every struct.
+// decodeInsts runs the program insts to decode from the front of buf into
+// the value at base, and returns the bytes consumed.
 func decodeInsts(buf []byte, insts []inst, base unsafe.Pointer, depth int, a *arena) (int, error) {
 	n := 0
 	for {
@@ -166,6 +164,9 @@ func decodeInsts(buf []byte, insts []inst, base unsafe.Pointer, depth int, a *ar
 // the front of buf into the value at base, and returns the bytes consumed
 // and how many instructions it ran. Like appendFlat it lets neither base nor
 // a escape.
+//
+// The varint cases call binary.Uvarint directly rather than the decodeX
+// helpers: it inlines, and this is the inner loop of every struct.
 func decodeFlat(buf []byte, insts []inst, base unsafe.Pointer, a *arena) (n, ran int, err error) {
 	for i := range insts {
 		in := &insts[i]

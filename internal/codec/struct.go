@@ -1,11 +1,5 @@
 package codec
 
-// structField is one encoded field of a struct plan.
-type structField struct {
-	off uintptr
-	pl  *plan
-}
-
 // structPlan compiles a struct into the flat program of its encoded fields
 // (see inst): all fields, exported or not, in declaration order, addressed by
 // the offsets reflect reports, nested structs and small arrays inlined, so

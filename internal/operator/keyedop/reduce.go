@@ -11,7 +11,8 @@ import (
 
 // Reduce keeps the running result of a reduce function per key and emits
 // it after every element (Flink's rolling reduce); in batch mode it emits
-// only the final result of each key.
+// only the final result of each key, and its function also combines a
+// key's records before the sort (see Sorted).
 type Reduce[K comparable, T any] struct {
 	operator.UDF
 	keyed.Runtime[K, struct{}]
@@ -68,6 +69,10 @@ func (r *Reduce[K, T]) ProcessElement(ts int64, v T) error {
 	}
 	return r.out.Collect(ts, v)
 }
+
+// Combine applies the reduce function to two results of a key: batch
+// mode's Sorted combines a key's records with it before sorting them.
+func (r *Reduce[K, T]) Combine(a, b T) (T, error) { return r.fn(a, b) }
 
 // EndKey emits the key's final result (batch mode) and drops its state.
 func (r *Reduce[K, T]) EndKey() error {

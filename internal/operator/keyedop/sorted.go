@@ -21,6 +21,26 @@ type BatchKeyed interface {
 	EndKey() error
 }
 
+// Combiner is implemented by keyed operators whose function may be
+// applied to partial results of a key (Reduce): Sorted then combines the
+// records of each key as they arrive, before sorting, and sorts one
+// partial result per key instead of every record.
+type Combiner[T any] interface {
+	Combine(a, b T) (T, error)
+}
+
+// partialResult is a key's records combined so far, with the timestamp of
+// the last of them.
+type partialResult[K comparable, T any] struct {
+	key K
+	ts  int64
+	v   T
+}
+
+// partialOverhead is what the memory budget charges per partial result
+// besides its encoded key and value: the map entry and the slice element.
+const partialOverhead = 64
+
 // SortSpec is what Sorted needs to sort the records of a keyed operator.
 type SortSpec[K comparable, T any] struct {
 	Key      func(T) K
@@ -41,6 +61,16 @@ type SortSpec[K comparable, T any] struct {
 // record; inner keeps the state of one key at a time and emits only final
 // results. Watermarks of the input are not needed and dropped; the end of
 // time is passed on after the last key.
+//
+// When inner is a Combiner, the records of a key are combined in a hash
+// table as they arrive, in arrival order, and only the partial results are
+// sorted; spec.Memory is then shared by the table and the sort. As long as
+// a subtask's distinct keys fit in the table each key has one partial
+// result, and inner sees exactly what the sort of every record would have
+// given it folded. When they do not fit, the table is flushed to the sort
+// and a key may have several partial results, which inner combines again:
+// that takes the function to be associative, as Flink's DataSet API takes
+// a ReduceFunction to be (it runs it as a combiner too).
 func Sorted[K comparable, T any](inner any, spec SortSpec[K, T]) (any, error) {
 	s := &sorted[K, T]{spec: spec}
 	var ok bool
@@ -53,6 +83,9 @@ func Sorted[K comparable, T any](inner any, spec SortSpec[K, T]) (any, error) {
 	if s.bk, ok = inner.(BatchKeyed); !ok {
 		return nil, fmt.Errorf("keyedop: %T cannot run in batch mode", inner)
 	}
+	if c, ok := inner.(Combiner[T]); ok {
+		s.combine = c.Combine
+	}
 	return s, nil
 }
 
@@ -64,19 +97,90 @@ type sorted[K comparable, T any] struct {
 	sorter     *extsort.Sorter
 	kbuf, vbuf []byte
 	drained    bool
+	// combine, when inner is a Combiner, folds records into partials.
+	combine      func(a, b T) (T, error)
+	partialIndex map[K]int
+	partials     []partialResult[K, T]
+	partialBytes int
 }
 
 func (s *sorted[K, T]) Open(ctx *op.Context) error {
 	s.bk.SetBatch()
-	s.sorter = extsort.New(ctx.StateBackend.LocalDir, s.spec.Memory)
+	if s.combine != nil {
+		s.partialIndex = make(map[K]int)
+	}
+	s.sorter = extsort.New(ctx.StateBackend.LocalDir, s.sortBudget())
 	return s.op.Open(ctx)
 }
 
-// ProcessElement adds the record to the sort.
+// sortBudget is the sort's part of spec.Memory: all of it, or half when
+// the partials' table holds the other half.
+func (s *sorted[K, T]) sortBudget() int {
+	if s.combine != nil {
+		return max(s.spec.Memory/2, 1)
+	}
+	return s.spec.Memory
+}
+
+// ProcessElement adds the record to the sort, or combines it into its
+// key's partial result.
 func (s *sorted[K, T]) ProcessElement(ts int64, v T) error {
-	s.kbuf = s.spec.KeyCodec.Append(s.kbuf[:0], s.spec.Key(v))
-	s.vbuf = s.spec.Codec.Append(binary.LittleEndian.AppendUint64(s.vbuf[:0], uint64(ts)), v)
+	if s.combine != nil {
+		return s.addPartial(ts, v)
+	}
+	return s.add(s.spec.Key(v), ts, v)
+}
+
+// add encodes a record and adds it to the sort.
+func (s *sorted[K, T]) add(k K, ts int64, v T) error {
+	s.encode(k, ts, v)
 	return s.sorter.Add(s.kbuf, s.vbuf)
+}
+
+// encode puts the sort's key of k into kbuf and ts and v into vbuf.
+func (s *sorted[K, T]) encode(k K, ts int64, v T) {
+	s.kbuf = s.spec.KeyCodec.Append(s.kbuf[:0], k)
+	s.vbuf = s.spec.Codec.Append(binary.LittleEndian.AppendUint64(s.vbuf[:0], uint64(ts)), v)
+}
+
+// addPartial combines a record into its key's partial result, or starts
+// one; the table is flushed to the sort when it outgrows its budget. A
+// partial is charged the size of its key's first record encoded.
+func (s *sorted[K, T]) addPartial(ts int64, v T) error {
+	k := s.spec.Key(v)
+	if i, ok := s.partialIndex[k]; ok {
+		p := &s.partials[i]
+		acc, err := s.combine(p.v, v)
+		if err != nil {
+			return err
+		}
+		p.v, p.ts = acc, ts
+		return nil
+	}
+	s.partialIndex[k] = len(s.partials)
+	s.partials = append(s.partials, partialResult[K, T]{key: k, ts: ts, v: v})
+	s.encode(k, ts, v)
+	s.partialBytes += len(s.kbuf) + len(s.vbuf) + partialOverhead
+	if s.partialBytes > s.sortBudget() {
+		return s.flushPartials()
+	}
+	return nil
+}
+
+// flushPartials adds the partial results to the sort and empties the
+// table.
+func (s *sorted[K, T]) flushPartials() error {
+	for i := range s.partials {
+		p := &s.partials[i]
+		if err := s.add(p.key, p.ts, p.v); err != nil {
+			return err
+		}
+	}
+	clear(s.partials)
+	s.partials = s.partials[:0]
+	clear(s.partialIndex)
+	s.partialBytes = 0
+	return nil
 }
 
 // ProcessWatermark drops the watermark: in batch mode time jumps to its
@@ -115,6 +219,11 @@ func (s *sorted[K, T]) drain() error {
 		return nil
 	}
 	s.drained = true
+	if s.combine != nil {
+		if err := s.flushPartials(); err != nil {
+			return err
+		}
+	}
 	it, err := s.sorter.Sorted()
 	if err != nil {
 		return err

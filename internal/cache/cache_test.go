@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/weir-engine/weir/internal/codec"
+	"github.com/weir-engine/weir/internal/cputime"
 	"github.com/weir-engine/weir/internal/network"
 	"github.com/weir-engine/weir/internal/op"
 )
@@ -184,6 +185,10 @@ func BenchmarkReadPartition(b *testing.B) {
 	b.Run("records", func(b *testing.B) {
 		b.SetBytes(p.Bytes)
 		c, _ := codec.For[string]()
+		cpu0, err := cputime.Process()
+		if err != nil {
+			b.Fatal(err)
+		}
 		for b.Loop() {
 			n := 0
 			rd, err := OpenReader(ds.ID, p, c, func(_ int64, v string) error { n += len(v); return nil })
@@ -200,5 +205,10 @@ func BenchmarkReadPartition(b *testing.B) {
 				b.Fatal(n)
 			}
 		}
+		cpu, err := cputime.Process()
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.ReportMetric(float64(b.N)*float64(p.Bytes)/1e6/(cpu-cpu0).Seconds(), "MB/cpu-s")
 	})
 }

@@ -1,6 +1,7 @@
 package cache
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 
@@ -40,7 +41,20 @@ type Reader[T any] struct {
 	rr      *network.RecordReader[T]
 	in      emitInput[T]
 	rest    []byte
+	// shared is set when the codec decodes into the buffer's memory
+	// (strings): each buffer is then copied once into memory of its own
+	// that the records alias, instead of one allocation per record.
+	shared bool
 }
+
+// sharedCodec decodes through DecodeShared: its values alias the buffer,
+// which Read allocates for them and never writes again.
+type sharedCodec[T any] struct {
+	codec.Codec[T]
+	sd codec.SharedDecoder[T]
+}
+
+func (c sharedCodec[T]) Decode(buf []byte) (T, int, error) { return c.sd.DecodeShared(buf) }
 
 type emitInput[T any] struct{ emit func(ts int64, v T) error }
 
@@ -53,6 +67,9 @@ func OpenReader[T any](dataset string, p Partition, c codec.Codec[T], emit func(
 		return nil, &ReadError{Dataset: dataset, Err: err}
 	}
 	r := &Reader[T]{dataset: dataset, file: f, in: emitInput[T]{emit}}
+	if sd, ok := c.(codec.SharedDecoder[T]); ok {
+		c, r.shared = sharedCodec[T]{c, sd}, true
+	}
 	r.rr = network.NewRecordReader[T](c, r.in)
 	return r, nil
 }
@@ -68,6 +85,11 @@ func (r *Reader[T]) Read(budget int) (n int, done bool, err error) {
 			}
 			if !ok {
 				return n, true, nil
+			}
+			if r.shared {
+				// The file reader reuses buf; the records keep their copy
+				// (a live record keeps its buffer's 32 KiB alive).
+				buf = bytes.Clone(buf)
 			}
 			r.rest = buf
 		}

@@ -9,9 +9,10 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/weir-engine/weir/internal/cputime"
 )
 
 type kv struct{ k, v string }
@@ -185,12 +186,11 @@ func BenchmarkSorter(b *testing.B) {
 	}
 }
 
-// cpuTime is the CPU time the process has used, user and system: on a
-// loaded machine a steadier measure than the wall clock.
+// cpuTime is the process's CPU time (see package cputime).
 func cpuTime(b *testing.B) time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+	d, err := cputime.Process()
+	if err != nil {
 		b.Fatal(err)
 	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	return d
 }

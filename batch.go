@@ -16,6 +16,8 @@ const defaultSortMemory = 64 << 20
 // WithSortMemory sets the bytes of records each keyed operator subtask of
 // a batch job sorts in memory before spilling a sorted run to local disk
 // (default 64 MiB).
+// A Reduce gives half of it to a table of
+// partial results that combines each key's records before the sort.
 func WithSortMemory(bytes int64) Option { return func(o *Options) { o.SortMemory = bytes } }
 
 // batchFactory wraps the factory of a single-input keyed operator for batch

@@ -53,8 +53,10 @@ func finals(rs []keyCount) map[int]int64 {
 func TestBatchReduceEmitsOneFinalRecordPerKey(t *testing.T) {
 	const n, keys = 40000, 101
 	streaming := runKeyedSum(t, n, keys)
-	// A sort memory of 64 KiB makes every subtask spill sorted runs.
-	batch := runKeyedSum(t, n, keys, weir.WithMode(weir.Batch), weir.WithSortMemory(64<<10))
+	// A sort memory of 4 KiB holds the partial sums of a few dozen keys:
+	// every subtask flushes them to its sort and spills sorted runs, and
+	// the Reduce combines a key's partial sums again.
+	batch := runKeyedSum(t, n, keys, weir.WithMode(weir.Batch), weir.WithSortMemory(4<<10))
 	if len(streaming) != n {
 		t.Fatalf("streaming emitted %d records, want every running result: %d", len(streaming), n)
 	}

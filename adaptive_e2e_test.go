@@ -148,7 +148,7 @@ func TestReactiveKeepsMaxParallelismOne(t *testing.T) {
 
 // newSessionCluster starts a session mini-cluster of n TaskManagers of one
 // slot each, closed when the test ends.
-func newSessionCluster(t *testing.T, n int) *minicluster.Cluster {
+func newSessionCluster(t testing.TB, n int) *minicluster.Cluster {
 	t.Helper()
 	c, err := minicluster.NewCluster(minicluster.ClusterOptions{TaskManagers: n, Slots: 1})
 	if err != nil {
@@ -161,7 +161,7 @@ func newSessionCluster(t *testing.T, n int) *minicluster.Cluster {
 // checkpointsIn configures checkpoints every interval into a temporary
 // directory, with a final checkpoint at the end of the input so that the
 // last output is committed.
-func checkpointsIn(t *testing.T, interval time.Duration) *jobmaster.CheckpointOptions {
+func checkpointsIn(t testing.TB, interval time.Duration) *jobmaster.CheckpointOptions {
 	t.Helper()
 	st, err := storage.Open(context.Background(), t.TempDir(), storage.Options{})
 	if err != nil {
@@ -176,9 +176,15 @@ func checkpointsIn(t *testing.T, interval time.Duration) *jobmaster.CheckpointOp
 // awaitStatus waits for a status of job that satisfies cond (at every
 // status the JobMaster publishes) and fails the test if the job ends or
 // 20 s pass first.
-func awaitStatus(t *testing.T, job *minicluster.Job, what string, cond func(jobmaster.Status) bool) jobmaster.Status {
+func awaitStatus(t testing.TB, job *minicluster.Job, what string, cond func(jobmaster.Status) bool) jobmaster.Status {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	return awaitStatusWithin(t, 20*time.Second, job, what, cond)
+}
+
+// awaitStatusWithin is awaitStatus with a timeout of d.
+func awaitStatusWithin(t testing.TB, d time.Duration, job *minicluster.Job, what string, cond func(jobmaster.Status) bool) jobmaster.Status {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), d)
 	defer cancel()
 	st, ok := job.Await(ctx, cond)
 	if !ok {

@@ -136,6 +136,10 @@ func (jm *JobMaster) restoreDone(ctx context.Context, e restoredEvent) {
 // submit deploys the tasks of a generation that starts from rs (nil: from
 // scratch).
 func (jm *JobMaster) submit(ctx context.Context, a scheduler.Deploy, rs *restored) {
+	jm.fromLatest = fromLatest{}
+	if rs != nil && rs.latest {
+		jm.fromLatest = fromLatest{generation: a.Generation, location: rs.location}
+	}
 	if jm.cp != nil && rs != nil {
 		if rs.reusable {
 			jm.cp.registry.RegisterMetadata(rs.md)

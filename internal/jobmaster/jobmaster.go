@@ -178,6 +178,9 @@ type JobMaster struct {
 	changedMu   sync.Mutex
 	changed     chan struct{}
 	lastFailure error
+	// fromLatest is the generation restored from the latest completed
+	// checkpoint (see restoreFailure).
+	fromLatest fromLatest
 	// enumerators are the split enumerators of the current generation.
 	enumerators map[string]op.Enumerator
 	// alignment coordinates the watermarks of the current generation's
@@ -310,6 +313,7 @@ func (jm *JobMaster) handle(ctx context.Context, ev any) {
 	case taskmanager.Report:
 		// The JobMaster's clock, not the TaskManager's, times the job.
 		e.Now = now
+		e = jm.restoreFailure(e)
 		if jm.observeReport(e, gen) {
 			return
 		}

@@ -20,6 +20,8 @@ type restored struct {
 	// reusable: later checkpoints of this job may reference the shared
 	// files of md (the loop registers them when it submits the tasks).
 	reusable bool
+	// latest: md is the coordinator's latest completed checkpoint.
+	latest bool
 }
 
 // restoreState finds what a generation starts from: nil for a fresh start.
@@ -39,17 +41,21 @@ func (jm *JobMaster) restoreState(ctx context.Context, jg *graph.JobGraph, gener
 	if generation > 0 && jm.cp != nil && latest != "" {
 		// The coordinator's own record of the latest completed checkpoint:
 		// no listing, and a checkpoint whose metadata a commit is still
-		// writing (aborted by this very failover) is never picked.
+		// writing (aborted by this very failover) is never picked. Only
+		// its metadata is read, and the sizes of its files checked: the
+		// subtasks check the content of what they read (a rescale reads
+		// parts of it), and damage they meet fails the job as this does.
 		st := jm.cp.opts.Storage
-		md, err := st.ReadVerified(ctx, latest)
+		md, err := st.ReadSized(ctx, latest)
 		if err != nil {
-			return nil, fmt.Errorf("the latest completed checkpoint %s is unreadable, and an older one or a fresh start would repeat the output its completion committed: %w", latest, err)
+			return nil, latestUnreadable(latest, err)
 		}
 		jm.log.Info("restoring from checkpoint", "id", md.CheckpointID, "location", latest)
 		rs, err := jm.restoreFrom(jg, md, latest, opts)
 		if err != nil {
 			return nil, fmt.Errorf("restore the latest completed checkpoint %s: %w", latest, err)
 		}
+		rs.latest = true
 		return rs, nil
 	}
 	if generation > 0 && jm.opts.RestoreFrom == "" {

@@ -16,8 +16,17 @@ import (
 // A job whose latest completed checkpoint becomes unreadable during a
 // failover fails with an error naming it; it never restarts from an older
 // checkpoint or from nothing, which would repeat the output the latest
-// checkpoint's completion committed.
+// checkpoint's completion committed. The JobMaster reads only the
+// metadata and the files' sizes before a restart: a state file zeroed at
+// its size is found by the subtask that restores it (its error says
+// "restore from"), and fails the job the same way.
 func TestUnreadableLatestCheckpointFailsTheJob(t *testing.T) {
+	// by is what the error says of who found the damage.
+	by := map[string]string{
+		"metadata truncated": "corrupt",
+		"metadata deleted":   "not found",
+		"state file zeroed":  "restore from",
+	}
 	damage := map[string]func(path string) (bool, error){
 		"metadata truncated": func(path string) (bool, error) {
 			if filepath.Base(path) != "_metadata" {
@@ -39,7 +48,14 @@ func TestUnreadableLatestCheckpointFailsTheJob(t *testing.T) {
 			if err != nil {
 				return false, err
 			}
-			return true, os.WriteFile(path, make([]byte, fi.Size()), 0o644)
+			// In place, never truncated: a restart that looks at the
+			// file meanwhile sees its size.
+			f, err := os.OpenFile(path, os.O_WRONLY, 0)
+			if err != nil {
+				return false, err
+			}
+			_, err = f.WriteAt(make([]byte, fi.Size()), 0)
+			return true, errors.Join(err, f.Close())
 		},
 	}
 	for name, damage := range damage {
@@ -84,8 +100,8 @@ func TestUnreadableLatestCheckpointFailsTheJob(t *testing.T) {
 			if files == 0 {
 				t.Fatalf("nothing to damage when the job restarted (err %v)", err)
 			}
-			if !errors.Is(err, weir.ErrJobFailed) || !errors.Is(err, weir.ErrUnrecoverable) || !strings.Contains(err.Error(), "latest completed checkpoint") {
-				t.Fatalf("err = %v, want the job failed, unrecoverable, naming the latest completed checkpoint", err)
+			if !errors.Is(err, weir.ErrJobFailed) || !errors.Is(err, weir.ErrUnrecoverable) || !strings.Contains(err.Error(), "latest completed checkpoint") || !strings.Contains(err.Error(), by[name]) {
+				t.Fatalf("err = %v, want the job failed, unrecoverable, naming the latest completed checkpoint, and %q", err, by[name])
 			}
 			if n, err := sequence.VerifyPrefix(committedLines(t, out)); err != nil {
 				t.Fatalf("after %d committed lines: %v", n, err)

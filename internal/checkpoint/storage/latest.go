@@ -62,21 +62,21 @@ func (s *Storage) checkCheckpoint(ctx context.Context, dir, jobID string, id int
 	if md.JobID != jobID || md.CheckpointID != id || md.Kind != KindCheckpoint {
 		return nil, fmt.Errorf("%w: %s is of job %q %v %d", ErrCorrupt, MetadataFile, md.JobID, md.Kind, md.CheckpointID)
 	}
-	if err := s.verify(ctx, s.store, dir, md); err != nil {
+	if err := s.verify(ctx, s.store, dir, md, s.opts.Verify); err != nil {
 		return nil, err
 	}
 	return md, nil
 }
 
-// verify checks every file md references, as Options.Verify says.
-func (s *Storage) verify(ctx context.Context, store objectStore, dir string, md *Metadata) error {
+// verify checks every file md references, as mode says.
+func (s *Storage) verify(ctx context.Context, store objectStore, dir string, md *Metadata, mode VerifyMode) error {
 	loc := store.locate(dir)
 	var err error
 	md.eachStream(func(h StreamHandle) {
 		if err != nil || h.IsInline() {
 			return
 		}
-		if s.opts.Verify == VerifyFull {
+		if mode == VerifyFull {
 			err = s.VerifyState(ctx, loc, h)
 			return
 		}
@@ -90,7 +90,7 @@ func (s *Storage) verify(ctx context.Context, store objectStore, dir string, md 
 			return
 		}
 		seen[f.Path] = true
-		if s.opts.Verify == VerifyFull && f.HasCRC {
+		if mode == VerifyFull && f.HasCRC {
 			err = s.VerifyShared(ctx, loc, f)
 			return
 		}

@@ -40,7 +40,7 @@ func handleKey(dir, p string) string {
 // _metadata gives an error wrapping ErrNotFound; a damaged one ErrCorrupt;
 // one written in a newer major format ErrVersion.
 func (s *Storage) ReadMetadata(ctx context.Context, location string) (*Metadata, error) {
-	return s.readAt(ctx, location, false)
+	return s.readAt(ctx, location, false, s.opts.Verify)
 }
 
 // ReadVerified reads the metadata at location and checks every file it
@@ -48,10 +48,23 @@ func (s *Storage) ReadMetadata(ctx context.Context, location string) (*Metadata,
 // a known checkpoint calls, so that a damaged one is noticed before any
 // task restores from it.
 func (s *Storage) ReadVerified(ctx context.Context, location string) (*Metadata, error) {
-	return s.readAt(ctx, location, true)
+	return s.readAt(ctx, location, true, s.opts.Verify)
 }
 
-func (s *Storage) readAt(ctx context.Context, location string, verify bool) (*Metadata, error) {
+// ReadSized reads the metadata at location and checks that every file it
+// references exists with the size its handle records, reading none of
+// them (VerifySize, whatever Options.Verify says): what a restart from the
+// coordinator's latest completed checkpoint calls. The content is checked
+// where it is read, by the subtasks that restore it: a stream read whole
+// against its CRC, a shared file as it is downloaded, a part of a stream
+// by its sections' framing; a subtask that meets damage fails the
+// generation unrecoverably. So a restart costs one small read and a size
+// query per file, however large the state.
+func (s *Storage) ReadSized(ctx context.Context, location string) (*Metadata, error) {
+	return s.readAt(ctx, location, true, VerifySize)
+}
+
+func (s *Storage) readAt(ctx context.Context, location string, verify bool, mode VerifyMode) (*Metadata, error) {
 	store, dir, err := s.snapshotDir(ctx, location)
 	if err != nil {
 		return nil, fmt.Errorf("read metadata of %s: %w", location, err)
@@ -61,7 +74,7 @@ func (s *Storage) readAt(ctx context.Context, location string, verify bool) (*Me
 		return nil, fmt.Errorf("read metadata of %s: %w", location, err)
 	}
 	if verify {
-		if err := s.verify(ctx, store, dir, md); err != nil {
+		if err := s.verify(ctx, store, dir, md, mode); err != nil {
 			return nil, fmt.Errorf("verify %s: %w", location, err)
 		}
 	}

@@ -17,7 +17,13 @@ func (s *Scheduler) Options() Options { return s.opts }
 
 // Plan implements Resources.
 func (s *Scheduler) Plan() (allocator.Plan, error) {
-	return allocator.Allocate(s.vertices, allocator.Resources{Slots: s.pool.Slots(), Local: s.local})
+	// What the TaskManagers reported holding is authoritative; without
+	// a report, the generation created last says where state is.
+	local := s.local
+	if len(local) == 0 {
+		local = s.previous
+	}
+	return allocator.Allocate(s.vertices, allocator.Resources{Slots: s.pool.Slots(), Local: local})
 }
 
 // HasDesiredResources implements Resources.
@@ -51,6 +57,7 @@ func (s *Scheduler) ScheduleTimeout(kind TimeoutKind, at time.Time) Timeout {
 func (s *Scheduler) CreateExecutionGraph(p allocator.Plan) *ExecutionGraph {
 	g := newExecutionGraph(s.next, p)
 	s.next++
+	s.previous = p.Local(s.vertices)
 	s.ready = append(s.ready, CreateExecutionGraph{Generation: g.Generation, Plan: p})
 	return g
 }

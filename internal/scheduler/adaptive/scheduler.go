@@ -19,6 +19,11 @@ type Scheduler struct {
 	restart  scheduler.RestartStrategy
 	pool     allocator.Pool
 	local    []allocator.Local
+	// previous is where the generation created last put its subtasks'
+	// key groups: without a report of local state (local), the next plan
+	// keeps subtasks there when their key groups stay (see
+	// allocator.Plan.Local).
+	previous []allocator.Local
 	state    State
 	// next is the number of the next generation.
 	next int

@@ -98,3 +98,25 @@ func candidates(shared []SharedSlot, gs []group, par map[int]int, local []Local,
 func overlap(a, b keygroup.Range) int {
 	return keygroup.Range{Start: max(a.Start, b.Start), End: min(a.End, b.End)}.Len()
 }
+
+// Local is what the TaskManagers of p hold once its generation ran: the
+// key groups of each subtask of a vertex of vs, on the TaskManager of its
+// slot (vertices of vs that p does not run hold nothing). Given back to
+// Allocate for the next generation, it keeps subtasks where their key
+// groups stay, so that a TaskManager that keeps its slots restores from
+// its local copies (local recovery) instead of checkpoint storage.
+func (p Plan) Local(vs []Vertex) []Local {
+	maxp := make(map[int]int, len(vs))
+	for _, v := range vs {
+		maxp[v.ID] = v.MaxParallelism
+	}
+	var out []Local
+	for _, a := range p.Deploy.Assignments {
+		m, par := maxp[a.Vertex], p.Parallelism[a.Vertex]
+		if m <= 0 || par <= 0 || a.Subtask >= par {
+			continue
+		}
+		out = append(out, Local{TaskManager: a.Slot.TaskManager, Vertex: a.Vertex, KeyGroups: keygroup.RangeFor(m, par, a.Subtask)})
+	}
+	return out
+}

@@ -204,3 +204,51 @@ func TestMismatchIsRefusedEveryTime(t *testing.T) {
 		t.Fatalf("builder ran %d times; want 1", builds)
 	}
 }
+
+// A held graph stays built while any holder (a TaskManager's task) runs
+// and is dropped when the last releases it: the graphs of ended
+// generations do not pile up, one per rescaled parallelism.
+func TestHoldReleasesWithTheLastHolder(t *testing.T) {
+	builds := 0
+	table := funcspec.NewTable(func(job *rpcpb.RegisteredJob) (*graph.JobGraph, error) {
+		builds++
+		return pipeline(t, int(job.GetOptions().GetParallelism())), nil
+	})
+	gen0 := funcspec.Registered(job("pipeline", 2), pipeline(t, 2))
+	gen1 := funcspec.Registered(funcspec.WithParallelism(job("pipeline", 2), map[int]int{0: 3, 1: 1}),
+		rescaled(t, pipeline(t, 2), map[int]int{0: 3, 1: 1}))
+	hold := func(spec *rpcpb.FunctionSpec) func() {
+		t.Helper()
+		_, release, err := table.Hold(crossed(t, spec))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return release
+	}
+	a, b := hold(gen0), hold(gen0)
+	if builds != 1 || table.Built() != 1 {
+		t.Fatalf("two holds of one spec: %d builds, %d kept; want 1, 1", builds, table.Built())
+	}
+	c := hold(gen1)
+	a()
+	a() // idempotent: b still holds gen0
+	if table.Built() != 2 {
+		t.Fatalf("after one of two holders released: %d graphs kept; want 2", table.Built())
+	}
+	b()
+	if table.Built() != 1 {
+		t.Fatalf("after gen0's last holder released: %d graphs kept; want 1 (gen1's)", table.Built())
+	}
+	c()
+	if table.Built() != 0 {
+		t.Fatalf("after every holder released: %d graphs kept; want 0", table.Built())
+	}
+	hold(gen0)()
+	if builds != 3 {
+		t.Fatalf("%d builds; want 3 (gen0 built again once released)", builds)
+	}
+	_, release, err := table.Hold(&rpcpb.FunctionSpec{Source: &rpcpb.FunctionSpec_Embedded{Embedded: &rpcpb.EmbeddedGraph{JobId: "none"}}})
+	if !errors.Is(err, funcspec.ErrUnknown) || release != nil {
+		t.Fatalf("hold of an unknown embedded job: %v; want ErrUnknown and no release", err)
+	}
+}

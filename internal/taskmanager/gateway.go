@@ -41,21 +41,26 @@ func NewGateway(tm *TaskManager, functions *funcspec.Table, jobMasters JobMaster
 
 // SubmitTask deploys the subtask d describes.
 func (g *Gateway) SubmitTask(_ context.Context, d *rpcpb.TaskDeploymentDescriptor) *rpc.Future[*rpcpb.SubmitTaskResponse] {
-	dep, err := g.deployment(d)
+	dep, release, err := g.deployment(d)
 	if err == nil {
-		err = g.tm.Submit(dep)
+		if err = g.tm.Submit(dep); err != nil {
+			release()
+		}
 	}
 	return rpc.Completed(&rpcpb.SubmitTaskResponse{Error: rpc.EncodeError(err)}, nil)
 }
 
-// deployment turns a descriptor into a Deployment.
-func (g *Gateway) deployment(d *rpcpb.TaskDeploymentDescriptor) (Deployment, error) {
+// deployment turns a descriptor into a Deployment. It holds the graph
+// of a registered job's spec until the subtask reports a terminal state
+// (or release is called, when it is not submitted), so that the graphs
+// of ended generations are dropped (funcspec.Table.Hold).
+func (g *Gateway) deployment(d *rpcpb.TaskDeploymentDescriptor) (_ Deployment, release func(), _ error) {
 	jobID, gen, id := rpc.FromTaskKey(d.GetTask())
-	jg, err := g.functions.Resolve(d.GetFunction())
+	jg, release, err := g.functions.Hold(d.GetFunction())
 	if err != nil {
 		// The spec resolves to no graph, or to another one than the
 		// JobMaster's, at every attempt alike: no restart can fix it.
-		return Deployment{}, scheduler.MarkUnrecoverable(fmt.Errorf("taskmanager %s: subtask %v: %w", g.tm.id, id, err))
+		return Deployment{}, nil, scheduler.MarkUnrecoverable(fmt.Errorf("taskmanager %s: subtask %v: %w", g.tm.id, id, err))
 	}
 	jm := g.jobMasters.JobMaster(d.GetJobMasterAddress())
 	key := d.GetTask()
@@ -98,6 +103,9 @@ func (g *Gateway) deployment(d *rpcpb.TaskDeploymentDescriptor) (Deployment, err
 		JobID: jobID, Generation: gen, Graph: jg, ID: id, Slot: rpc.FromSlotID(d.GetSlot()), Channels: rpc.FromSizing(d.GetChannels()),
 		Init: init, StateBackend: rpc.FromStateBackend(d.GetStateBackend()),
 		Report: func(r Report) {
+			if r.State.Terminal() {
+				release()
+			}
 			m := rpc.TaskState(jobID, r.TaskState, r.metricsMessage())
 			jm.UpdateTaskExecutionState(context.Background(), m).OnComplete(func(_ *rpcpb.UpdateTaskExecutionStateResponse, err error) {
 				if err != nil {
@@ -106,7 +114,7 @@ func (g *Gateway) deployment(d *rpcpb.TaskDeploymentDescriptor) (Deployment, err
 				}
 			})
 		},
-	}, nil
+	}, release, nil
 }
 
 // CancelTask cancels a subtask attempt.

@@ -112,8 +112,10 @@ func rescaleDowntime(b *testing.B, size int64, pebble, up bool) time.Duration {
 	co := minicluster.ClusterOptions{TaskManagers: from, Slots: 1}
 	var sb *op.StateBackend
 	if pebble {
-		co.Task.StateBackend = op.StateBackend{Pebble: true, LocalDir: b.TempDir()}
-		sb = &op.StateBackend{Pebble: true, Incremental: true, LocalRecovery: true}
+		// Local recovery is the TaskManagers' setting, the backend the
+		// job's.
+		co.Task.StateBackend = op.StateBackend{Pebble: true, LocalRecovery: true, LocalDir: b.TempDir()}
+		sb = &op.StateBackend{Pebble: true, Incremental: true}
 	}
 	c, err := minicluster.NewCluster(co)
 	if err != nil {

@@ -38,6 +38,16 @@
 // the executions there at once, and the job's declaration stays, so that
 // free slots elsewhere are offered to it in the same step.
 //
+// # Cluster partitions
+//
+// The ResourceManager also keeps the table of cluster partitions
+// (partitions.go, Flink's ResourceManagerPartitionTracker): the
+// BLOCKING_PERSISTENT partitions of cached streams that TaskManagers keep
+// after the job that wrote them, by dataset. A TaskManager reports all it
+// holds (PartitionsReported); a lost one takes its partitions out of the
+// table, leaving their datasets incomplete; ReleaseDataset forgets a
+// dataset and tells its holders to delete it (ReleasePartitions).
+//
 // Bad input (an unknown TaskManager, a slot the job does not hold, a
 // declaration whose minimum exceeds its maximum) is refused with an error
 // and changes nothing.

@@ -45,6 +45,8 @@ type ResourceManager struct {
 	tms   []*taskManager
 	jobs  []*job
 	ready []any
+	// datasets is the table of cluster partitions (partitions.go).
+	datasets map[string]*dataset
 }
 
 // New returns a ResourceManager without TaskManagers or jobs.
@@ -72,6 +74,10 @@ func (rm *ResourceManager) Step(ev any) error {
 		err = rm.free(e)
 	case JobEnded:
 		err = rm.end(e)
+	case PartitionsReported:
+		err = rm.report(e)
+	case ReleaseDataset:
+		err = rm.release(e)
 	default:
 		err = fmt.Errorf("%w: unknown event %T", ErrInvalid, ev)
 	}
@@ -101,6 +107,7 @@ func (rm *ResourceManager) lose(e TaskManagerLost) error {
 		return fmt.Errorf("%w: unknown TaskManager %s lost", ErrInvalid, e.ID)
 	}
 	rm.tms = slices.Delete(rm.tms, i, i+1)
+	rm.dropPartitionsOf(e.ID)
 	for _, j := range rm.jobs {
 		n := len(j.held)
 		j.held = slices.DeleteFunc(j.held, func(s slots.ID) bool { return s.TaskManager == e.ID })

@@ -1,0 +1,132 @@
+package resourcemanager_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/weir-engine/weir/internal/resourcemanager"
+)
+
+type (
+	reported = resourcemanager.PartitionsReported
+	release  = resourcemanager.ReleaseDataset
+	part     = resourcemanager.ClusterPartition
+)
+
+// renderTable prints the dataset table one dataset a line:
+// "ds 2/3 0@tm-0 2@tm-1" (partitions held / total, index@holder).
+func renderTable(ds []resourcemanager.DatasetInfo) string {
+	var b strings.Builder
+	for _, d := range ds {
+		fmt.Fprintf(&b, "%s %d/%d", d.ID, len(d.Partitions), d.Total)
+		for _, p := range d.Partitions {
+			fmt.Fprintf(&b, " %d@%s", p.Index, p.TaskManager)
+		}
+		if d.Complete() {
+			b.WriteString(" complete")
+		}
+		b.WriteString("\n")
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// renderReleases prints ReleasePartitions decisions: "release tm ds".
+func renderReleases(ds []any) string {
+	var b strings.Builder
+	for _, d := range ds {
+		switch d := d.(type) {
+		case resourcemanager.ReleasePartitions:
+			fmt.Fprintf(&b, "release %s %s\n", d.TaskManager, d.Dataset)
+		default:
+			fmt.Fprintf(&b, "unexpected %T\n", d)
+		}
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+func TestClusterPartitionTable(t *testing.T) {
+	twoTMs := []any{reg{ID: "tm-0", Slots: 1}, reg{ID: "tm-1", Slots: 1}}
+	cases := []struct {
+		name    string
+		events  []any
+		last    any // the event whose decisions and error are checked
+		err     string
+		release string
+		table   string
+	}{
+		{name: "partitions reported by two TaskManagers make a complete dataset",
+			events: append(twoTMs, reported{TaskManager: "tm-0", Partitions: []part{{Dataset: "a", Index: 0, Total: 2}}}),
+			last:   reported{TaskManager: "tm-1", Partitions: []part{{Dataset: "a", Index: 1, Total: 2, Records: 5}}},
+			table:  "a 2/2 0@tm-0 1@tm-1 complete"},
+		{name: "a lost TaskManager leaves its datasets incomplete",
+			events: append(twoTMs,
+				reported{TaskManager: "tm-0", Partitions: []part{{Dataset: "a", Index: 0, Total: 2}, {Dataset: "b", Index: 0, Total: 1}}},
+				reported{TaskManager: "tm-1", Partitions: []part{{Dataset: "a", Index: 1, Total: 2}}}),
+			last:  lost{ID: "tm-1", Reason: "killed"},
+			table: "a 1/2 0@tm-0\nb 1/1 0@tm-0 complete"},
+		{name: "a dataset whose last partition is lost is gone",
+			events: append(twoTMs, reported{TaskManager: "tm-1", Partitions: []part{{Dataset: "a", Index: 0, Total: 1}}}),
+			last:   lost{ID: "tm-1"}},
+		{name: "a report replaces the previous one of the TaskManager",
+			events: append(twoTMs, reported{TaskManager: "tm-0", Partitions: []part{{Dataset: "a", Index: 0, Total: 1}}}),
+			last:   reported{TaskManager: "tm-0", Partitions: []part{{Dataset: "b", Index: 0, Total: 1}}},
+			table:  "b 1/1 0@tm-0 complete"},
+		{name: "release tells every holder, once each, and forgets the dataset",
+			events: append(twoTMs,
+				reported{TaskManager: "tm-0", Partitions: []part{{Dataset: "a", Index: 0, Total: 3}, {Dataset: "a", Index: 2, Total: 3}, {Dataset: "b", Index: 0, Total: 1}}},
+				reported{TaskManager: "tm-1", Partitions: []part{{Dataset: "a", Index: 1, Total: 3}}}),
+			last:    release{Dataset: "a"},
+			release: "release tm-0 a\nrelease tm-1 a",
+			table:   "b 1/1 0@tm-0 complete"},
+		{name: "a partition held twice stays with its first holder",
+			events: append(twoTMs, reported{TaskManager: "tm-0", Partitions: []part{{Dataset: "a", Index: 0, Total: 1}}}),
+			last:   reported{TaskManager: "tm-1", Partitions: []part{{Dataset: "a", Index: 0, Total: 1}}},
+			table:  "a 1/1 0@tm-0 complete"},
+		{name: "a dataset written again at another parallelism releases what is left of the old one",
+			events: append(twoTMs,
+				reported{TaskManager: "tm-0", Partitions: []part{{Dataset: "a", Index: 0, Total: 2}}},
+				reported{TaskManager: "tm-1", Partitions: []part{{Dataset: "a", Index: 1, Total: 2}}},
+				lost{ID: "tm-0"}, reg{ID: "tm-2", Slots: 1}),
+			last:    reported{TaskManager: "tm-2", Partitions: []part{{Dataset: "a", Index: 0, Total: 1}}},
+			release: "release tm-1 a",
+			table:   "a 1/1 0@tm-2 complete"},
+		{name: "a report of an unknown TaskManager is refused",
+			events: twoTMs, last: reported{TaskManager: "tm-9", Partitions: []part{{Dataset: "a", Index: 0, Total: 1}}},
+			err: "unknown TaskManager tm-9"},
+		{name: "a partition out of range refuses the whole report",
+			events: append(twoTMs, reported{TaskManager: "tm-0", Partitions: []part{{Dataset: "b", Index: 0, Total: 1}}}),
+			last:   reported{TaskManager: "tm-0", Partitions: []part{{Dataset: "a", Index: 0, Total: 1}, {Dataset: "a", Index: 2, Total: 2}}},
+			err:    "partition 2 of 2", table: "b 1/1 0@tm-0 complete"},
+		{name: "one dataset with two sizes in a report is refused",
+			events: twoTMs,
+			last:   reported{TaskManager: "tm-0", Partitions: []part{{Dataset: "a", Index: 0, Total: 1}, {Dataset: "a", Index: 1, Total: 2}}},
+			err:    "with 1 and with 2 partitions"},
+		{name: "releasing an unknown dataset is refused",
+			events: twoTMs, last: release{Dataset: "nope"}, err: `unknown dataset "nope"`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			rm := resourcemanager.New()
+			for _, ev := range c.events {
+				if err := rm.Step(ev); err != nil {
+					t.Fatalf("step %#v: %v", ev, err)
+				}
+			}
+			rm.Ready()
+			err := rm.Step(c.last)
+			switch {
+			case c.err == "" && err != nil:
+				t.Fatalf("step %#v: %v", c.last, err)
+			case c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err)):
+				t.Fatalf("step %#v: error %v, want one containing %q", c.last, err, c.err)
+			}
+			if got := renderReleases(rm.Ready()); got != c.release {
+				t.Errorf("decisions:\n%s\nwant:\n%s", got, c.release)
+			}
+			if got := renderTable(rm.Datasets()); got != c.table {
+				t.Errorf("table:\n%s\nwant:\n%s", got, c.table)
+			}
+		})
+	}
+}

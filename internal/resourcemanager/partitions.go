@@ -19,9 +19,14 @@ import (
 // files (ReleasePartitions).
 
 // ClusterPartition is one partition of a dataset as a TaskManager reports
-// it: partition Index of Total, with what it holds.
+// it: partition Index of Total of the dataset's Production, with what it
+// holds. Production orders the executions that wrote a dataset (the
+// JobManager stamps each job that creates caches): a later one replaces
+// the dataset whole, since its partitions need not split the records the
+// way an earlier one's did.
 type ClusterPartition struct {
 	Dataset        string
+	Production     int64
 	Index, Total   int
 	Records, Bytes int64
 }
@@ -38,6 +43,7 @@ type PartitionLocation struct {
 // one of its Total partitions is held by a registered TaskManager.
 type DatasetInfo struct {
 	ID         string
+	Production int64
 	Total      int
 	Partitions []PartitionLocation // by Index
 }
@@ -65,15 +71,16 @@ type (
 // dataset is a dataset of the table: its size and, by partition index,
 // the partitions held.
 type dataset struct {
-	total int
-	parts map[int]PartitionLocation
+	production int64
+	total      int
+	parts      map[int]PartitionLocation
 }
 
 func (rm *ResourceManager) report(e PartitionsReported) error {
 	if rm.taskManager(e.TaskManager) == nil {
 		return fmt.Errorf("%w: unknown TaskManager %s reported cluster partitions", ErrInvalid, e.TaskManager)
 	}
-	totals := make(map[string]int)
+	totals := make(map[string]ClusterPartition)
 	for _, p := range e.Partitions {
 		if err := rm.checkPartition(p, totals); err != nil {
 			return fmt.Errorf("%w: TaskManager %s reported %w", ErrInvalid, e.TaskManager, err)
@@ -83,16 +90,25 @@ func (rm *ResourceManager) report(e PartitionsReported) error {
 	if rm.datasets == nil {
 		rm.datasets = make(map[string]*dataset)
 	}
+	stale := make(map[string]bool)
 	for _, p := range e.Partitions {
 		d := rm.datasets[p.Dataset]
-		if d != nil && d.total != p.Total {
-			// The dataset was written again with another parallelism:
-			// the new result replaces what is left of the old one.
+		switch {
+		case d != nil && p.Production < d.production:
+			// What an older execution wrote: the TaskManager deletes it.
+			if !stale[p.Dataset] {
+				stale[p.Dataset] = true
+				rm.ready = append(rm.ready, ReleasePartitions{TaskManager: e.TaskManager, Dataset: p.Dataset})
+			}
+			continue
+		case d != nil && p.Production > d.production:
+			// The dataset was written again: the new result replaces
+			// what is left of the old one.
 			rm.releaseDataset(p.Dataset)
 			d = nil
 		}
 		if d == nil {
-			d = &dataset{total: p.Total, parts: make(map[int]PartitionLocation)}
+			d = &dataset{production: p.Production, total: p.Total, parts: make(map[int]PartitionLocation)}
 			rm.datasets[p.Dataset] = d
 		}
 		if _, held := d.parts[p.Index]; held {
@@ -105,19 +121,24 @@ func (rm *ResourceManager) report(e PartitionsReported) error {
 	return nil
 }
 
-// checkPartition refuses a partition out of its dataset's range or whose
-// dataset has another size earlier in the same report.
-func (rm *ResourceManager) checkPartition(p ClusterPartition, totals map[string]int) error {
+// checkPartition refuses a partition out of its dataset's range, one
+// whose production has another size in the table, and a dataset reported
+// twice in a report with other sizes or productions.
+func (rm *ResourceManager) checkPartition(p ClusterPartition, totals map[string]ClusterPartition) error {
 	switch {
 	case p.Dataset == "":
 		return fmt.Errorf("a partition without dataset")
 	case p.Total < 1 || p.Index < 0 || p.Index >= p.Total:
 		return fmt.Errorf("partition %d of %d of dataset %s", p.Index, p.Total, p.Dataset)
 	}
-	if want, ok := totals[p.Dataset]; ok && want != p.Total {
-		return fmt.Errorf("dataset %s with %d and with %d partitions", p.Dataset, want, p.Total)
+	if first, ok := totals[p.Dataset]; ok && (first.Total != p.Total || first.Production != p.Production) {
+		return fmt.Errorf("dataset %s as production %d of %d partitions and production %d of %d", p.Dataset,
+			first.Production, first.Total, p.Production, p.Total)
 	}
-	totals[p.Dataset] = p.Total
+	if d := rm.datasets[p.Dataset]; d != nil && d.production == p.Production && d.total != p.Total {
+		return fmt.Errorf("dataset %s with %d partitions, known with %d", p.Dataset, p.Total, d.total)
+	}
+	totals[p.Dataset] = p
 	return nil
 }
 
@@ -177,7 +198,7 @@ func (rm *ResourceManager) Dataset(id string) (DatasetInfo, bool) {
 	if d == nil {
 		return DatasetInfo{}, false
 	}
-	info := DatasetInfo{ID: id, Total: d.total}
+	info := DatasetInfo{ID: id, Production: d.production, Total: d.total}
 	for _, p := range d.parts {
 		info.Partitions = append(info.Partitions, p)
 	}

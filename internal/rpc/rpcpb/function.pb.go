@@ -257,9 +257,14 @@ type BuildOptions struct {
 	DisableChaining bool `protobuf:"varint,4,opt,name=disable_chaining,json=disableChaining,proto3" json:"disable_chaining,omitempty"`
 	// The chain of runs the job continues (transactional sinks name what
 	// they write after it); empty: the job's own id.
-	Lineage       string `protobuf:"bytes,5,opt,name=lineage,proto3" json:"lineage,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Lineage string `protobuf:"bytes,5,opt,name=lineage,proto3" json:"lineage,omitempty"`
+	// On a session cluster: the stamp of the execution, which orders the
+	// productions of cached datasets, and the complete cached datasets it
+	// reads in place of their upstream, with where their partitions are.
+	CacheProduction int64            `protobuf:"varint,6,opt,name=cache_production,json=cacheProduction,proto3" json:"cache_production,omitempty"`
+	CacheReads      []*CachedDataset `protobuf:"bytes,7,rep,name=cache_reads,json=cacheReads,proto3" json:"cache_reads,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
 }
 
 func (x *BuildOptions) Reset() {
@@ -327,6 +332,150 @@ func (x *BuildOptions) GetLineage() string {
 	return ""
 }
 
+func (x *BuildOptions) GetCacheProduction() int64 {
+	if x != nil {
+		return x.CacheProduction
+	}
+	return 0
+}
+
+func (x *BuildOptions) GetCacheReads() []*CachedDataset {
+	if x != nil {
+		return x.CacheReads
+	}
+	return nil
+}
+
+// CachedDataset is a complete dataset of cluster partitions.
+type CachedDataset struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	DatasetId     string                 `protobuf:"bytes,1,opt,name=dataset_id,json=datasetId,proto3" json:"dataset_id,omitempty"`
+	Partitions    []*CachedPartition     `protobuf:"bytes,2,rep,name=partitions,proto3" json:"partitions,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CachedDataset) Reset() {
+	*x = CachedDataset{}
+	mi := &file_weir_rpc_v1_function_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CachedDataset) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CachedDataset) ProtoMessage() {}
+
+func (x *CachedDataset) ProtoReflect() protoreflect.Message {
+	mi := &file_weir_rpc_v1_function_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CachedDataset.ProtoReflect.Descriptor instead.
+func (*CachedDataset) Descriptor() ([]byte, []int) {
+	return file_weir_rpc_v1_function_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *CachedDataset) GetDatasetId() string {
+	if x != nil {
+		return x.DatasetId
+	}
+	return ""
+}
+
+func (x *CachedDataset) GetPartitions() []*CachedPartition {
+	if x != nil {
+		return x.Partitions
+	}
+	return nil
+}
+
+// CachedPartition is where one partition of a CachedDataset is served.
+type CachedPartition struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Index         int32                  `protobuf:"varint,1,opt,name=index,proto3" json:"index,omitempty"`
+	TaskManagerId string                 `protobuf:"bytes,2,opt,name=task_manager_id,json=taskManagerId,proto3" json:"task_manager_id,omitempty"`
+	DataAddress   string                 `protobuf:"bytes,3,opt,name=data_address,json=dataAddress,proto3" json:"data_address,omitempty"`
+	Records       int64                  `protobuf:"varint,4,opt,name=records,proto3" json:"records,omitempty"`
+	Bytes         int64                  `protobuf:"varint,5,opt,name=bytes,proto3" json:"bytes,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CachedPartition) Reset() {
+	*x = CachedPartition{}
+	mi := &file_weir_rpc_v1_function_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CachedPartition) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CachedPartition) ProtoMessage() {}
+
+func (x *CachedPartition) ProtoReflect() protoreflect.Message {
+	mi := &file_weir_rpc_v1_function_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CachedPartition.ProtoReflect.Descriptor instead.
+func (*CachedPartition) Descriptor() ([]byte, []int) {
+	return file_weir_rpc_v1_function_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *CachedPartition) GetIndex() int32 {
+	if x != nil {
+		return x.Index
+	}
+	return 0
+}
+
+func (x *CachedPartition) GetTaskManagerId() string {
+	if x != nil {
+		return x.TaskManagerId
+	}
+	return ""
+}
+
+func (x *CachedPartition) GetDataAddress() string {
+	if x != nil {
+		return x.DataAddress
+	}
+	return ""
+}
+
+func (x *CachedPartition) GetRecords() int64 {
+	if x != nil {
+		return x.Records
+	}
+	return 0
+}
+
+func (x *CachedPartition) GetBytes() int64 {
+	if x != nil {
+		return x.Bytes
+	}
+	return 0
+}
+
 var File_weir_rpc_v1_function_proto protoreflect.FileDescriptor
 
 const file_weir_rpc_v1_function_proto_rawDesc = "" +
@@ -348,13 +497,28 @@ const file_weir_rpc_v1_function_proto_rawDesc = "" +
 	"\vparallelism\x18\x04 \x03(\v2+.weir.rpc.v1.RegisteredJob.ParallelismEntryR\vparallelism\x1a>\n" +
 	"\x10ParallelismEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\x05R\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\x05R\x05value:\x028\x01\"\xb4\x01\n" +
+	"\x05value\x18\x02 \x01(\x05R\x05value:\x028\x01\"\x9c\x02\n" +
 	"\fBuildOptions\x12 \n" +
 	"\vparallelism\x18\x01 \x01(\x05R\vparallelism\x12'\n" +
 	"\x0fmax_parallelism\x18\x02 \x01(\x05R\x0emaxParallelism\x12\x14\n" +
 	"\x05batch\x18\x03 \x01(\bR\x05batch\x12)\n" +
 	"\x10disable_chaining\x18\x04 \x01(\bR\x0fdisableChaining\x12\x18\n" +
-	"\alineage\x18\x05 \x01(\tR\alineageB6Z4github.com/weir-engine/weir/internal/rpc/rpcpb;rpcpbb\x06proto3"
+	"\alineage\x18\x05 \x01(\tR\alineage\x12)\n" +
+	"\x10cache_production\x18\x06 \x01(\x03R\x0fcacheProduction\x12;\n" +
+	"\vcache_reads\x18\a \x03(\v2\x1a.weir.rpc.v1.CachedDatasetR\n" +
+	"cacheReads\"l\n" +
+	"\rCachedDataset\x12\x1d\n" +
+	"\n" +
+	"dataset_id\x18\x01 \x01(\tR\tdatasetId\x12<\n" +
+	"\n" +
+	"partitions\x18\x02 \x03(\v2\x1c.weir.rpc.v1.CachedPartitionR\n" +
+	"partitions\"\xa2\x01\n" +
+	"\x0fCachedPartition\x12\x14\n" +
+	"\x05index\x18\x01 \x01(\x05R\x05index\x12&\n" +
+	"\x0ftask_manager_id\x18\x02 \x01(\tR\rtaskManagerId\x12!\n" +
+	"\fdata_address\x18\x03 \x01(\tR\vdataAddress\x12\x18\n" +
+	"\arecords\x18\x04 \x01(\x03R\arecords\x12\x14\n" +
+	"\x05bytes\x18\x05 \x01(\x03R\x05bytesB6Z4github.com/weir-engine/weir/internal/rpc/rpcpb;rpcpbb\x06proto3"
 
 var (
 	file_weir_rpc_v1_function_proto_rawDescOnce sync.Once
@@ -368,24 +532,28 @@ func file_weir_rpc_v1_function_proto_rawDescGZIP() []byte {
 	return file_weir_rpc_v1_function_proto_rawDescData
 }
 
-var file_weir_rpc_v1_function_proto_msgTypes = make([]protoimpl.MessageInfo, 5)
+var file_weir_rpc_v1_function_proto_msgTypes = make([]protoimpl.MessageInfo, 7)
 var file_weir_rpc_v1_function_proto_goTypes = []any{
-	(*FunctionSpec)(nil),  // 0: weir.rpc.v1.FunctionSpec
-	(*EmbeddedGraph)(nil), // 1: weir.rpc.v1.EmbeddedGraph
-	(*RegisteredJob)(nil), // 2: weir.rpc.v1.RegisteredJob
-	(*BuildOptions)(nil),  // 3: weir.rpc.v1.BuildOptions
-	nil,                   // 4: weir.rpc.v1.RegisteredJob.ParallelismEntry
+	(*FunctionSpec)(nil),    // 0: weir.rpc.v1.FunctionSpec
+	(*EmbeddedGraph)(nil),   // 1: weir.rpc.v1.EmbeddedGraph
+	(*RegisteredJob)(nil),   // 2: weir.rpc.v1.RegisteredJob
+	(*BuildOptions)(nil),    // 3: weir.rpc.v1.BuildOptions
+	(*CachedDataset)(nil),   // 4: weir.rpc.v1.CachedDataset
+	(*CachedPartition)(nil), // 5: weir.rpc.v1.CachedPartition
+	nil,                     // 6: weir.rpc.v1.RegisteredJob.ParallelismEntry
 }
 var file_weir_rpc_v1_function_proto_depIdxs = []int32{
 	1, // 0: weir.rpc.v1.FunctionSpec.embedded:type_name -> weir.rpc.v1.EmbeddedGraph
 	2, // 1: weir.rpc.v1.FunctionSpec.registered:type_name -> weir.rpc.v1.RegisteredJob
 	3, // 2: weir.rpc.v1.RegisteredJob.options:type_name -> weir.rpc.v1.BuildOptions
-	4, // 3: weir.rpc.v1.RegisteredJob.parallelism:type_name -> weir.rpc.v1.RegisteredJob.ParallelismEntry
-	4, // [4:4] is the sub-list for method output_type
-	4, // [4:4] is the sub-list for method input_type
-	4, // [4:4] is the sub-list for extension type_name
-	4, // [4:4] is the sub-list for extension extendee
-	0, // [0:4] is the sub-list for field type_name
+	6, // 3: weir.rpc.v1.RegisteredJob.parallelism:type_name -> weir.rpc.v1.RegisteredJob.ParallelismEntry
+	4, // 4: weir.rpc.v1.BuildOptions.cache_reads:type_name -> weir.rpc.v1.CachedDataset
+	5, // 5: weir.rpc.v1.CachedDataset.partitions:type_name -> weir.rpc.v1.CachedPartition
+	6, // [6:6] is the sub-list for method output_type
+	6, // [6:6] is the sub-list for method input_type
+	6, // [6:6] is the sub-list for extension type_name
+	6, // [6:6] is the sub-list for extension extendee
+	0, // [0:6] is the sub-list for field type_name
 }
 
 func init() { file_weir_rpc_v1_function_proto_init() }
@@ -403,7 +571,7 @@ func file_weir_rpc_v1_function_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_weir_rpc_v1_function_proto_rawDesc), len(file_weir_rpc_v1_function_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   5,
+			NumMessages:   7,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

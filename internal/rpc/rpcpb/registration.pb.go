@@ -34,9 +34,12 @@ type RegisterTaskManagerRequest struct {
 	Network *NetworkCapacity `protobuf:"bytes,4,opt,name=network,proto3" json:"network,omitempty"`
 	// Where its data plane (network/tcp) serves its result partitions ("" in
 	// process).
-	DataAddress   string `protobuf:"bytes,5,opt,name=data_address,json=dataAddress,proto3" json:"data_address,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	DataAddress string `protobuf:"bytes,5,opt,name=data_address,json=dataAddress,proto3" json:"data_address,omitempty"`
+	// The cluster partitions it holds (kept in its data directory from an
+	// earlier run).
+	ClusterPartitions []*ClusterPartition `protobuf:"bytes,6,rep,name=cluster_partitions,json=clusterPartitions,proto3" json:"cluster_partitions,omitempty"`
+	unknownFields     protoimpl.UnknownFields
+	sizeCache         protoimpl.SizeCache
 }
 
 func (x *RegisterTaskManagerRequest) Reset() {
@@ -104,6 +107,100 @@ func (x *RegisterTaskManagerRequest) GetDataAddress() string {
 	return ""
 }
 
+func (x *RegisterTaskManagerRequest) GetClusterPartitions() []*ClusterPartition {
+	if x != nil {
+		return x.ClusterPartitions
+	}
+	return nil
+}
+
+// ClusterPartition is a BLOCKING_PERSISTENT partition of a cached stream
+// that a TaskManager keeps after the job that wrote it: partition index of
+// total of the dataset, as written by production (FLIP-205).
+type ClusterPartition struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	DatasetId     string                 `protobuf:"bytes,1,opt,name=dataset_id,json=datasetId,proto3" json:"dataset_id,omitempty"`
+	Production    int64                  `protobuf:"varint,2,opt,name=production,proto3" json:"production,omitempty"`
+	Index         int32                  `protobuf:"varint,3,opt,name=index,proto3" json:"index,omitempty"`
+	Total         int32                  `protobuf:"varint,4,opt,name=total,proto3" json:"total,omitempty"`
+	Records       int64                  `protobuf:"varint,5,opt,name=records,proto3" json:"records,omitempty"`
+	Bytes         int64                  `protobuf:"varint,6,opt,name=bytes,proto3" json:"bytes,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ClusterPartition) Reset() {
+	*x = ClusterPartition{}
+	mi := &file_weir_rpc_v1_registration_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ClusterPartition) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ClusterPartition) ProtoMessage() {}
+
+func (x *ClusterPartition) ProtoReflect() protoreflect.Message {
+	mi := &file_weir_rpc_v1_registration_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ClusterPartition.ProtoReflect.Descriptor instead.
+func (*ClusterPartition) Descriptor() ([]byte, []int) {
+	return file_weir_rpc_v1_registration_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *ClusterPartition) GetDatasetId() string {
+	if x != nil {
+		return x.DatasetId
+	}
+	return ""
+}
+
+func (x *ClusterPartition) GetProduction() int64 {
+	if x != nil {
+		return x.Production
+	}
+	return 0
+}
+
+func (x *ClusterPartition) GetIndex() int32 {
+	if x != nil {
+		return x.Index
+	}
+	return 0
+}
+
+func (x *ClusterPartition) GetTotal() int32 {
+	if x != nil {
+		return x.Total
+	}
+	return 0
+}
+
+func (x *ClusterPartition) GetRecords() int64 {
+	if x != nil {
+		return x.Records
+	}
+	return 0
+}
+
+func (x *ClusterPartition) GetBytes() int64 {
+	if x != nil {
+		return x.Bytes
+	}
+	return 0
+}
+
 // RegisterTaskManagerResponse accepts or refuses a registration.
 type RegisterTaskManagerResponse struct {
 	state    protoimpl.MessageState `protogen:"open.v1"`
@@ -117,7 +214,7 @@ type RegisterTaskManagerResponse struct {
 
 func (x *RegisterTaskManagerResponse) Reset() {
 	*x = RegisterTaskManagerResponse{}
-	mi := &file_weir_rpc_v1_registration_proto_msgTypes[1]
+	mi := &file_weir_rpc_v1_registration_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -129,7 +226,7 @@ func (x *RegisterTaskManagerResponse) String() string {
 func (*RegisterTaskManagerResponse) ProtoMessage() {}
 
 func (x *RegisterTaskManagerResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_weir_rpc_v1_registration_proto_msgTypes[1]
+	mi := &file_weir_rpc_v1_registration_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -142,7 +239,7 @@ func (x *RegisterTaskManagerResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RegisterTaskManagerResponse.ProtoReflect.Descriptor instead.
 func (*RegisterTaskManagerResponse) Descriptor() ([]byte, []int) {
-	return file_weir_rpc_v1_registration_proto_rawDescGZIP(), []int{1}
+	return file_weir_rpc_v1_registration_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *RegisterTaskManagerResponse) GetAccepted() bool {
@@ -179,7 +276,7 @@ type SlotStatus struct {
 
 func (x *SlotStatus) Reset() {
 	*x = SlotStatus{}
-	mi := &file_weir_rpc_v1_registration_proto_msgTypes[2]
+	mi := &file_weir_rpc_v1_registration_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -191,7 +288,7 @@ func (x *SlotStatus) String() string {
 func (*SlotStatus) ProtoMessage() {}
 
 func (x *SlotStatus) ProtoReflect() protoreflect.Message {
-	mi := &file_weir_rpc_v1_registration_proto_msgTypes[2]
+	mi := &file_weir_rpc_v1_registration_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -204,7 +301,7 @@ func (x *SlotStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SlotStatus.ProtoReflect.Descriptor instead.
 func (*SlotStatus) Descriptor() ([]byte, []int) {
-	return file_weir_rpc_v1_registration_proto_rawDescGZIP(), []int{2}
+	return file_weir_rpc_v1_registration_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *SlotStatus) GetSlot() *SlotId {
@@ -238,7 +335,7 @@ type SlotReport struct {
 
 func (x *SlotReport) Reset() {
 	*x = SlotReport{}
-	mi := &file_weir_rpc_v1_registration_proto_msgTypes[3]
+	mi := &file_weir_rpc_v1_registration_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -250,7 +347,7 @@ func (x *SlotReport) String() string {
 func (*SlotReport) ProtoMessage() {}
 
 func (x *SlotReport) ProtoReflect() protoreflect.Message {
-	mi := &file_weir_rpc_v1_registration_proto_msgTypes[3]
+	mi := &file_weir_rpc_v1_registration_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -263,7 +360,7 @@ func (x *SlotReport) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SlotReport.ProtoReflect.Descriptor instead.
 func (*SlotReport) Descriptor() ([]byte, []int) {
-	return file_weir_rpc_v1_registration_proto_rawDescGZIP(), []int{3}
+	return file_weir_rpc_v1_registration_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *SlotReport) GetSlots() []*SlotStatus {
@@ -284,7 +381,7 @@ type SlotOffer struct {
 
 func (x *SlotOffer) Reset() {
 	*x = SlotOffer{}
-	mi := &file_weir_rpc_v1_registration_proto_msgTypes[4]
+	mi := &file_weir_rpc_v1_registration_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -296,7 +393,7 @@ func (x *SlotOffer) String() string {
 func (*SlotOffer) ProtoMessage() {}
 
 func (x *SlotOffer) ProtoReflect() protoreflect.Message {
-	mi := &file_weir_rpc_v1_registration_proto_msgTypes[4]
+	mi := &file_weir_rpc_v1_registration_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -309,7 +406,7 @@ func (x *SlotOffer) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SlotOffer.ProtoReflect.Descriptor instead.
 func (*SlotOffer) Descriptor() ([]byte, []int) {
-	return file_weir_rpc_v1_registration_proto_rawDescGZIP(), []int{4}
+	return file_weir_rpc_v1_registration_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *SlotOffer) GetSlot() *SlotId {
@@ -343,7 +440,7 @@ type OfferSlotsRequest struct {
 
 func (x *OfferSlotsRequest) Reset() {
 	*x = OfferSlotsRequest{}
-	mi := &file_weir_rpc_v1_registration_proto_msgTypes[5]
+	mi := &file_weir_rpc_v1_registration_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -355,7 +452,7 @@ func (x *OfferSlotsRequest) String() string {
 func (*OfferSlotsRequest) ProtoMessage() {}
 
 func (x *OfferSlotsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_weir_rpc_v1_registration_proto_msgTypes[5]
+	mi := &file_weir_rpc_v1_registration_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -368,7 +465,7 @@ func (x *OfferSlotsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OfferSlotsRequest.ProtoReflect.Descriptor instead.
 func (*OfferSlotsRequest) Descriptor() ([]byte, []int) {
-	return file_weir_rpc_v1_registration_proto_rawDescGZIP(), []int{5}
+	return file_weir_rpc_v1_registration_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *OfferSlotsRequest) GetTaskManagerId() string {
@@ -423,7 +520,7 @@ type OfferSlotsResponse struct {
 
 func (x *OfferSlotsResponse) Reset() {
 	*x = OfferSlotsResponse{}
-	mi := &file_weir_rpc_v1_registration_proto_msgTypes[6]
+	mi := &file_weir_rpc_v1_registration_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -435,7 +532,7 @@ func (x *OfferSlotsResponse) String() string {
 func (*OfferSlotsResponse) ProtoMessage() {}
 
 func (x *OfferSlotsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_weir_rpc_v1_registration_proto_msgTypes[6]
+	mi := &file_weir_rpc_v1_registration_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -448,7 +545,7 @@ func (x *OfferSlotsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OfferSlotsResponse.ProtoReflect.Descriptor instead.
 func (*OfferSlotsResponse) Descriptor() ([]byte, []int) {
-	return file_weir_rpc_v1_registration_proto_rawDescGZIP(), []int{6}
+	return file_weir_rpc_v1_registration_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *OfferSlotsResponse) GetAccepted() []*SlotOffer {
@@ -471,7 +568,7 @@ type RequestSlotRequest struct {
 
 func (x *RequestSlotRequest) Reset() {
 	*x = RequestSlotRequest{}
-	mi := &file_weir_rpc_v1_registration_proto_msgTypes[7]
+	mi := &file_weir_rpc_v1_registration_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -483,7 +580,7 @@ func (x *RequestSlotRequest) String() string {
 func (*RequestSlotRequest) ProtoMessage() {}
 
 func (x *RequestSlotRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_weir_rpc_v1_registration_proto_msgTypes[7]
+	mi := &file_weir_rpc_v1_registration_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -496,7 +593,7 @@ func (x *RequestSlotRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RequestSlotRequest.ProtoReflect.Descriptor instead.
 func (*RequestSlotRequest) Descriptor() ([]byte, []int) {
-	return file_weir_rpc_v1_registration_proto_rawDescGZIP(), []int{7}
+	return file_weir_rpc_v1_registration_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *RequestSlotRequest) GetSlot() *SlotId {
@@ -538,7 +635,7 @@ type RequestSlotResponse struct {
 
 func (x *RequestSlotResponse) Reset() {
 	*x = RequestSlotResponse{}
-	mi := &file_weir_rpc_v1_registration_proto_msgTypes[8]
+	mi := &file_weir_rpc_v1_registration_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -550,7 +647,7 @@ func (x *RequestSlotResponse) String() string {
 func (*RequestSlotResponse) ProtoMessage() {}
 
 func (x *RequestSlotResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_weir_rpc_v1_registration_proto_msgTypes[8]
+	mi := &file_weir_rpc_v1_registration_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -563,7 +660,7 @@ func (x *RequestSlotResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RequestSlotResponse.ProtoReflect.Descriptor instead.
 func (*RequestSlotResponse) Descriptor() ([]byte, []int) {
-	return file_weir_rpc_v1_registration_proto_rawDescGZIP(), []int{8}
+	return file_weir_rpc_v1_registration_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *RequestSlotResponse) GetAccepted() bool {
@@ -582,17 +679,24 @@ func (x *RequestSlotResponse) GetReason() string {
 
 // Heartbeat is a liveness probe; a TaskManager's carries its slot report.
 type Heartbeat struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	SenderId      string                 `protobuf:"bytes,1,opt,name=sender_id,json=senderId,proto3" json:"sender_id,omitempty"`
-	Sequence      int64                  `protobuf:"varint,2,opt,name=sequence,proto3" json:"sequence,omitempty"`
-	SlotReport    *SlotReport            `protobuf:"bytes,3,opt,name=slot_report,json=slotReport,proto3" json:"slot_report,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	state      protoimpl.MessageState `protogen:"open.v1"`
+	SenderId   string                 `protobuf:"bytes,1,opt,name=sender_id,json=senderId,proto3" json:"sender_id,omitempty"`
+	Sequence   int64                  `protobuf:"varint,2,opt,name=sequence,proto3" json:"sequence,omitempty"`
+	SlotReport *SlotReport            `protobuf:"bytes,3,opt,name=slot_report,json=slotReport,proto3" json:"slot_report,omitempty"`
+	// A TaskManager's: every cluster partition it holds (its full cluster
+	// partition report), when report_partitions is set.
+	ReportPartitions  bool                `protobuf:"varint,4,opt,name=report_partitions,json=reportPartitions,proto3" json:"report_partitions,omitempty"`
+	ClusterPartitions []*ClusterPartition `protobuf:"bytes,5,rep,name=cluster_partitions,json=clusterPartitions,proto3" json:"cluster_partitions,omitempty"`
+	// The ResourceManager's to a TaskManager: datasets whose partitions it
+	// deletes before it answers (with its report).
+	ReleaseDatasets []string `protobuf:"bytes,6,rep,name=release_datasets,json=releaseDatasets,proto3" json:"release_datasets,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
 }
 
 func (x *Heartbeat) Reset() {
 	*x = Heartbeat{}
-	mi := &file_weir_rpc_v1_registration_proto_msgTypes[9]
+	mi := &file_weir_rpc_v1_registration_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -604,7 +708,7 @@ func (x *Heartbeat) String() string {
 func (*Heartbeat) ProtoMessage() {}
 
 func (x *Heartbeat) ProtoReflect() protoreflect.Message {
-	mi := &file_weir_rpc_v1_registration_proto_msgTypes[9]
+	mi := &file_weir_rpc_v1_registration_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -617,7 +721,7 @@ func (x *Heartbeat) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Heartbeat.ProtoReflect.Descriptor instead.
 func (*Heartbeat) Descriptor() ([]byte, []int) {
-	return file_weir_rpc_v1_registration_proto_rawDescGZIP(), []int{9}
+	return file_weir_rpc_v1_registration_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *Heartbeat) GetSenderId() string {
@@ -641,6 +745,27 @@ func (x *Heartbeat) GetSlotReport() *SlotReport {
 	return nil
 }
 
+func (x *Heartbeat) GetReportPartitions() bool {
+	if x != nil {
+		return x.ReportPartitions
+	}
+	return false
+}
+
+func (x *Heartbeat) GetClusterPartitions() []*ClusterPartition {
+	if x != nil {
+		return x.ClusterPartitions
+	}
+	return nil
+}
+
+func (x *Heartbeat) GetReleaseDatasets() []string {
+	if x != nil {
+		return x.ReleaseDatasets
+	}
+	return nil
+}
+
 // DisconnectTaskManager tells a peer that a TaskManager is gone.
 type DisconnectTaskManager struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -652,7 +777,7 @@ type DisconnectTaskManager struct {
 
 func (x *DisconnectTaskManager) Reset() {
 	*x = DisconnectTaskManager{}
-	mi := &file_weir_rpc_v1_registration_proto_msgTypes[10]
+	mi := &file_weir_rpc_v1_registration_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -664,7 +789,7 @@ func (x *DisconnectTaskManager) String() string {
 func (*DisconnectTaskManager) ProtoMessage() {}
 
 func (x *DisconnectTaskManager) ProtoReflect() protoreflect.Message {
-	mi := &file_weir_rpc_v1_registration_proto_msgTypes[10]
+	mi := &file_weir_rpc_v1_registration_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -677,7 +802,7 @@ func (x *DisconnectTaskManager) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DisconnectTaskManager.ProtoReflect.Descriptor instead.
 func (*DisconnectTaskManager) Descriptor() ([]byte, []int) {
-	return file_weir_rpc_v1_registration_proto_rawDescGZIP(), []int{10}
+	return file_weir_rpc_v1_registration_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *DisconnectTaskManager) GetTaskManagerId() string {
@@ -698,13 +823,24 @@ var File_weir_rpc_v1_registration_proto protoreflect.FileDescriptor
 
 const file_weir_rpc_v1_registration_proto_rawDesc = "" +
 	"\n" +
-	"\x1eweir/rpc/v1/registration.proto\x12\vweir.rpc.v1\x1a\x18weir/rpc/v1/common.proto\"\xcf\x01\n" +
+	"\x1eweir/rpc/v1/registration.proto\x12\vweir.rpc.v1\x1a\x18weir/rpc/v1/common.proto\"\x9d\x02\n" +
 	"\x1aRegisterTaskManagerRequest\x12&\n" +
 	"\x0ftask_manager_id\x18\x01 \x01(\tR\rtaskManagerId\x12\x18\n" +
 	"\aaddress\x18\x02 \x01(\tR\aaddress\x12\x14\n" +
 	"\x05slots\x18\x03 \x01(\x05R\x05slots\x126\n" +
 	"\anetwork\x18\x04 \x01(\v2\x1c.weir.rpc.v1.NetworkCapacityR\anetwork\x12!\n" +
-	"\fdata_address\x18\x05 \x01(\tR\vdataAddress\"\x81\x01\n" +
+	"\fdata_address\x18\x05 \x01(\tR\vdataAddress\x12L\n" +
+	"\x12cluster_partitions\x18\x06 \x03(\v2\x1d.weir.rpc.v1.ClusterPartitionR\x11clusterPartitions\"\xad\x01\n" +
+	"\x10ClusterPartition\x12\x1d\n" +
+	"\n" +
+	"dataset_id\x18\x01 \x01(\tR\tdatasetId\x12\x1e\n" +
+	"\n" +
+	"production\x18\x02 \x01(\x03R\n" +
+	"production\x12\x14\n" +
+	"\x05index\x18\x03 \x01(\x05R\x05index\x12\x14\n" +
+	"\x05total\x18\x04 \x01(\x05R\x05total\x12\x18\n" +
+	"\arecords\x18\x05 \x01(\x03R\arecords\x12\x14\n" +
+	"\x05bytes\x18\x06 \x01(\x03R\x05bytes\"\x81\x01\n" +
 	"\x1bRegisterTaskManagerResponse\x12\x1a\n" +
 	"\baccepted\x18\x01 \x01(\bR\baccepted\x12.\n" +
 	"\x13resource_manager_id\x18\x02 \x01(\tR\x11resourceManagerId\x12\x16\n" +
@@ -736,12 +872,15 @@ const file_weir_rpc_v1_registration_proto_rawDesc = "" +
 	"\x12job_master_address\x18\x04 \x01(\tR\x10jobMasterAddress\"I\n" +
 	"\x13RequestSlotResponse\x12\x1a\n" +
 	"\baccepted\x18\x01 \x01(\bR\baccepted\x12\x16\n" +
-	"\x06reason\x18\x02 \x01(\tR\x06reason\"~\n" +
+	"\x06reason\x18\x02 \x01(\tR\x06reason\"\xa4\x02\n" +
 	"\tHeartbeat\x12\x1b\n" +
 	"\tsender_id\x18\x01 \x01(\tR\bsenderId\x12\x1a\n" +
 	"\bsequence\x18\x02 \x01(\x03R\bsequence\x128\n" +
 	"\vslot_report\x18\x03 \x01(\v2\x17.weir.rpc.v1.SlotReportR\n" +
-	"slotReport\"i\n" +
+	"slotReport\x12+\n" +
+	"\x11report_partitions\x18\x04 \x01(\bR\x10reportPartitions\x12L\n" +
+	"\x12cluster_partitions\x18\x05 \x03(\v2\x1d.weir.rpc.v1.ClusterPartitionR\x11clusterPartitions\x12)\n" +
+	"\x10release_datasets\x18\x06 \x03(\tR\x0freleaseDatasets\"i\n" +
 	"\x15DisconnectTaskManager\x12&\n" +
 	"\x0ftask_manager_id\x18\x01 \x01(\tR\rtaskManagerId\x12(\n" +
 	"\x05cause\x18\x02 \x01(\v2\x12.weir.rpc.v1.ErrorR\x05causeB6Z4github.com/weir-engine/weir/internal/rpc/rpcpb;rpcpbb\x06proto3"
@@ -758,39 +897,42 @@ func file_weir_rpc_v1_registration_proto_rawDescGZIP() []byte {
 	return file_weir_rpc_v1_registration_proto_rawDescData
 }
 
-var file_weir_rpc_v1_registration_proto_msgTypes = make([]protoimpl.MessageInfo, 11)
+var file_weir_rpc_v1_registration_proto_msgTypes = make([]protoimpl.MessageInfo, 12)
 var file_weir_rpc_v1_registration_proto_goTypes = []any{
 	(*RegisterTaskManagerRequest)(nil),  // 0: weir.rpc.v1.RegisterTaskManagerRequest
-	(*RegisterTaskManagerResponse)(nil), // 1: weir.rpc.v1.RegisterTaskManagerResponse
-	(*SlotStatus)(nil),                  // 2: weir.rpc.v1.SlotStatus
-	(*SlotReport)(nil),                  // 3: weir.rpc.v1.SlotReport
-	(*SlotOffer)(nil),                   // 4: weir.rpc.v1.SlotOffer
-	(*OfferSlotsRequest)(nil),           // 5: weir.rpc.v1.OfferSlotsRequest
-	(*OfferSlotsResponse)(nil),          // 6: weir.rpc.v1.OfferSlotsResponse
-	(*RequestSlotRequest)(nil),          // 7: weir.rpc.v1.RequestSlotRequest
-	(*RequestSlotResponse)(nil),         // 8: weir.rpc.v1.RequestSlotResponse
-	(*Heartbeat)(nil),                   // 9: weir.rpc.v1.Heartbeat
-	(*DisconnectTaskManager)(nil),       // 10: weir.rpc.v1.DisconnectTaskManager
-	(*NetworkCapacity)(nil),             // 11: weir.rpc.v1.NetworkCapacity
-	(*SlotId)(nil),                      // 12: weir.rpc.v1.SlotId
-	(*Error)(nil),                       // 13: weir.rpc.v1.Error
+	(*ClusterPartition)(nil),            // 1: weir.rpc.v1.ClusterPartition
+	(*RegisterTaskManagerResponse)(nil), // 2: weir.rpc.v1.RegisterTaskManagerResponse
+	(*SlotStatus)(nil),                  // 3: weir.rpc.v1.SlotStatus
+	(*SlotReport)(nil),                  // 4: weir.rpc.v1.SlotReport
+	(*SlotOffer)(nil),                   // 5: weir.rpc.v1.SlotOffer
+	(*OfferSlotsRequest)(nil),           // 6: weir.rpc.v1.OfferSlotsRequest
+	(*OfferSlotsResponse)(nil),          // 7: weir.rpc.v1.OfferSlotsResponse
+	(*RequestSlotRequest)(nil),          // 8: weir.rpc.v1.RequestSlotRequest
+	(*RequestSlotResponse)(nil),         // 9: weir.rpc.v1.RequestSlotResponse
+	(*Heartbeat)(nil),                   // 10: weir.rpc.v1.Heartbeat
+	(*DisconnectTaskManager)(nil),       // 11: weir.rpc.v1.DisconnectTaskManager
+	(*NetworkCapacity)(nil),             // 12: weir.rpc.v1.NetworkCapacity
+	(*SlotId)(nil),                      // 13: weir.rpc.v1.SlotId
+	(*Error)(nil),                       // 14: weir.rpc.v1.Error
 }
 var file_weir_rpc_v1_registration_proto_depIdxs = []int32{
-	11, // 0: weir.rpc.v1.RegisterTaskManagerRequest.network:type_name -> weir.rpc.v1.NetworkCapacity
-	12, // 1: weir.rpc.v1.SlotStatus.slot:type_name -> weir.rpc.v1.SlotId
-	2,  // 2: weir.rpc.v1.SlotReport.slots:type_name -> weir.rpc.v1.SlotStatus
-	12, // 3: weir.rpc.v1.SlotOffer.slot:type_name -> weir.rpc.v1.SlotId
-	4,  // 4: weir.rpc.v1.OfferSlotsRequest.offers:type_name -> weir.rpc.v1.SlotOffer
-	11, // 5: weir.rpc.v1.OfferSlotsRequest.network:type_name -> weir.rpc.v1.NetworkCapacity
-	4,  // 6: weir.rpc.v1.OfferSlotsResponse.accepted:type_name -> weir.rpc.v1.SlotOffer
-	12, // 7: weir.rpc.v1.RequestSlotRequest.slot:type_name -> weir.rpc.v1.SlotId
-	3,  // 8: weir.rpc.v1.Heartbeat.slot_report:type_name -> weir.rpc.v1.SlotReport
-	13, // 9: weir.rpc.v1.DisconnectTaskManager.cause:type_name -> weir.rpc.v1.Error
-	10, // [10:10] is the sub-list for method output_type
-	10, // [10:10] is the sub-list for method input_type
-	10, // [10:10] is the sub-list for extension type_name
-	10, // [10:10] is the sub-list for extension extendee
-	0,  // [0:10] is the sub-list for field type_name
+	12, // 0: weir.rpc.v1.RegisterTaskManagerRequest.network:type_name -> weir.rpc.v1.NetworkCapacity
+	1,  // 1: weir.rpc.v1.RegisterTaskManagerRequest.cluster_partitions:type_name -> weir.rpc.v1.ClusterPartition
+	13, // 2: weir.rpc.v1.SlotStatus.slot:type_name -> weir.rpc.v1.SlotId
+	3,  // 3: weir.rpc.v1.SlotReport.slots:type_name -> weir.rpc.v1.SlotStatus
+	13, // 4: weir.rpc.v1.SlotOffer.slot:type_name -> weir.rpc.v1.SlotId
+	5,  // 5: weir.rpc.v1.OfferSlotsRequest.offers:type_name -> weir.rpc.v1.SlotOffer
+	12, // 6: weir.rpc.v1.OfferSlotsRequest.network:type_name -> weir.rpc.v1.NetworkCapacity
+	5,  // 7: weir.rpc.v1.OfferSlotsResponse.accepted:type_name -> weir.rpc.v1.SlotOffer
+	13, // 8: weir.rpc.v1.RequestSlotRequest.slot:type_name -> weir.rpc.v1.SlotId
+	4,  // 9: weir.rpc.v1.Heartbeat.slot_report:type_name -> weir.rpc.v1.SlotReport
+	1,  // 10: weir.rpc.v1.Heartbeat.cluster_partitions:type_name -> weir.rpc.v1.ClusterPartition
+	14, // 11: weir.rpc.v1.DisconnectTaskManager.cause:type_name -> weir.rpc.v1.Error
+	12, // [12:12] is the sub-list for method output_type
+	12, // [12:12] is the sub-list for method input_type
+	12, // [12:12] is the sub-list for extension type_name
+	12, // [12:12] is the sub-list for extension extendee
+	0,  // [0:12] is the sub-list for field type_name
 }
 
 func init() { file_weir_rpc_v1_registration_proto_init() }
@@ -805,7 +947,7 @@ func file_weir_rpc_v1_registration_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_weir_rpc_v1_registration_proto_rawDesc), len(file_weir_rpc_v1_registration_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   11,
+			NumMessages:   12,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -26,6 +26,9 @@ type blockingState struct {
 	left     int
 	finished bool
 	released bool
+	// keepFiles: the files are not the partition's to remove (a
+	// BLOCKING_PERSISTENT partition's, see persistent.go).
+	keepFiles bool
 }
 
 func newBlockingState(id PartitionID, o PartitionOptions) (*blockingState, error) {
@@ -179,7 +182,9 @@ func (b *blockingState) release() {
 		return
 	}
 	b.released = true
-	_ = b.files.remove()
+	if !b.keepFiles {
+		_ = b.files.remove()
+	}
 }
 
 // Files returns the paths of a Blocking partition's data and index files

@@ -15,8 +15,9 @@
 // a remote input channel, its Source for a remote subpartition). A
 // producer therefore runs, and fills its backlog, before its consumer is
 // deployed. Partition types:
-// PIPELINED now; BLOCKING and BLOCKING_PERSISTENT are named for the batch
-// and cache work and refused for now.
+// PIPELINED; BLOCKING for batch exchanges (blocking.go); and
+// BLOCKING_PERSISTENT for the cluster partitions of cached streams, opened
+// from existing files and served again and again (persistent.go).
 //
 //	producer task                         consumer task
 //	RecordWriter ─► ResultPartition        Gate

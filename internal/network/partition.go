@@ -18,7 +18,8 @@ const (
 	// they are consumed (batch exchanges; see blocking.go).
 	Blocking
 	// BlockingPersistent partitions are blocking partitions that outlive
-	// the job (cached intermediate results). Not implemented.
+	// the job (cached intermediate results, kept as cluster partitions):
+	// see persistent.go. NewResultPartition does not make them.
 	BlockingPersistent
 )
 

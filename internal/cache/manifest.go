@@ -70,10 +70,18 @@ func writeManifest(dir string, d *Dataset) error {
 	if err != nil {
 		return err
 	}
-	final := manifestPath(dir, d.ID)
-	tmp, err := os.CreateTemp(dir, "."+d.ID+"-*.tmp")
-	if err != nil {
+	if err := writeSynced(dir, d.ID+manifestSuffix, b); err != nil {
 		return fmt.Errorf("manifest of %s: %w", d.ID, err)
+	}
+	return nil
+}
+
+// writeSynced writes b to dir/name crash-safely: a synced temporary file
+// renamed into place, then the directory synced.
+func writeSynced(dir, name string, b []byte) error {
+	tmp, err := os.CreateTemp(dir, "."+name+"-*.tmp")
+	if err != nil {
+		return err
 	}
 	_, werr := tmp.Write(b)
 	if werr == nil {
@@ -83,16 +91,13 @@ func writeManifest(dir string, d *Dataset) error {
 		werr = cerr
 	}
 	if werr == nil {
-		werr = os.Rename(tmp.Name(), final)
+		werr = os.Rename(tmp.Name(), filepath.Join(dir, name))
 	}
 	if werr != nil {
 		_ = os.Remove(tmp.Name())
-		return fmt.Errorf("manifest of %s: %w", d.ID, werr)
+		return werr
 	}
-	if err := syncDir(dir); err != nil {
-		return fmt.Errorf("manifest of %s: %w", d.ID, err)
-	}
-	return nil
+	return syncDir(dir)
 }
 
 func syncDir(dir string) error {

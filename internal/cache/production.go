@@ -22,7 +22,10 @@ type Production struct {
 	// several processes sharing a persistent directory.
 	token string
 	seq   atomic.Int64
-	mu    struct {
+	// onFinished, when set, takes every finished partition (a
+	// TaskManager's Store) in place of the production's own table.
+	onFinished func(subtask int, part *Partition)
+	mu         struct {
 		sync.Mutex
 		parts     []*Partition
 		abandoned error
@@ -48,6 +51,10 @@ func (p *Production) abandon(err error) {
 // finished records subtask's complete partition, removing one an earlier
 // attempt left.
 func (p *Production) finished(subtask int, part *Partition) {
+	if p.onFinished != nil {
+		p.onFinished(subtask, part)
+		return
+	}
 	p.mu.Lock()
 	old := p.mu.parts[subtask]
 	p.mu.parts[subtask] = part

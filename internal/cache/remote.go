@@ -1,0 +1,83 @@
+package cache
+
+import (
+	"fmt"
+
+	"github.com/weir-engine/weir/internal/codec"
+	"github.com/weir-engine/weir/internal/network"
+)
+
+// RequestFunc connects ch to the cluster partition id, served by the
+// TaskManager whose data plane is at addr (a ConnectionManager's
+// RequestSubpartition once the address is known).
+type RequestFunc func(id network.PartitionID, addr string, ch *network.InputChannel) error
+
+// RemoteReader reads one cluster partition of a dataset over the data
+// plane, from the TaskManager that holds it, with the records' timestamps.
+type RemoteReader[T any] struct {
+	dataset string
+	index   int
+	gate    *network.Gate
+	rr      *network.RecordReader[T]
+	// cur is the buffer being delivered, rest what is left of it.
+	cur, rest []byte
+}
+
+// remoteCredit is the buffers in flight per remote partition.
+const remoteCredit = 4
+
+// OpenRemote requests partition index of dataset from the TaskManager at
+// addr; records go to emit.
+func OpenRemote[T any](dataset string, index int, addr string, request RequestFunc, c codec.Codec[T], emit func(ts int64, v T) error) (*RemoteReader[T], error) {
+	r := &RemoteReader[T]{dataset: dataset, index: index, gate: network.NewGate(1, remoteCredit)}
+	r.rr = network.NewRecordReader[T](c, emitInput[T]{emit})
+	if err := request(network.DatasetPartitionID(dataset, index), addr, r.gate.Channel(0)); err != nil {
+		r.gate.Release()
+		return nil, &ReadError{Dataset: dataset, Err: fmt.Errorf("partition %d at %s: %w", index, addr, err)}
+	}
+	return r, nil
+}
+
+// Available receives a token when Read may find more.
+func (r *RemoteReader[T]) Available() <-chan struct{} { return r.gate.Available() }
+
+// Read emits up to about budget records and reports whether the partition
+// ended; no record and not done means nothing arrived yet (wait for
+// Available). A failed connection or a damaged file is a ReadError.
+func (r *RemoteReader[T]) Read(budget int) (n int, done bool, err error) {
+	for n < budget {
+		if len(r.rest) == 0 {
+			if r.cur != nil {
+				r.gate.Recycle(0, r.cur)
+				r.cur = nil
+			}
+			it, _, ok := r.gate.Poll()
+			if !ok {
+				return n, false, nil
+			}
+			switch e := it.Event.(type) {
+			case nil:
+				r.cur, r.rest = it.Buf, it.Buf
+			case network.EndOfPartition:
+				return n, true, nil
+			case network.ChannelFailed:
+				return n, false, &ReadError{Dataset: r.dataset, Err: fmt.Errorf("partition %d: %w", r.index, e.Err)}
+			}
+			continue
+		}
+		left := budget - n
+		k, used, err := r.rr.DeliverUntil(r.rest, nil, nil, func() bool { left--; return left <= 0 })
+		n += k
+		r.rest = r.rest[used:]
+		if err != nil {
+			return n, false, err
+		}
+	}
+	return n, false, nil
+}
+
+// Close releases the connection.
+func (r *RemoteReader[T]) Close() error {
+	r.gate.Release()
+	return nil
+}

@@ -81,3 +81,41 @@ func (r *RemoteReader[T]) Close() error {
 	r.gate.Release()
 	return nil
 }
+
+// ClusterDataset is a dataset of a session cluster's cluster partitions
+// as the ResourceManager's table has it: Total partitions, of which
+// Partitions are held (all of them when it is complete).
+type ClusterDataset struct {
+	ID         string
+	Production int64
+	Total      int
+	Partitions []RemotePartition
+}
+
+// Complete reports whether every partition is held.
+func (d ClusterDataset) Complete() bool { return len(d.Partitions) == d.Total }
+
+// RemotePartition is a partition of a ClusterDataset: the TaskManager
+// that holds it and the address of its data plane.
+type RemotePartition struct {
+	Index          int
+	TaskManager    string
+	Address        string
+	Records, Bytes int64
+}
+
+// ClusterDatasets is the table of a session cluster's datasets, for the
+// JobManager's builds of jobs that use cached streams.
+type ClusterDatasets interface {
+	// ClusterDataset returns dataset id; ok is false when the table does
+	// not have it.
+	ClusterDataset(id string) (ds ClusterDataset, ok bool)
+}
+
+// TaskManagerPartitions is what a TaskManager gives the cached streams of
+// the jobs it runs: its store, and the way to request another
+// TaskManager's partition.
+type TaskManagerPartitions struct {
+	Store   *Store
+	Request RequestFunc
+}

@@ -93,7 +93,7 @@ func (d *Dispatcher) Submit(_ context.Context, s api.JobSubmission) (string, err
 	if err := d.ha.submitted(id, s); err != nil {
 		return "", err
 	}
-	j, err := d.jobs.Start(d.ctx, s, Launch{JobID: id}, d.runner, d.log)
+	j, err := d.jobs.Start(d.ctx, s, Launch{JobID: id, Datasets: d.cluster}, d.runner, d.log)
 	if err != nil {
 		d.ha.forget(id)
 		return "", err

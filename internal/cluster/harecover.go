@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"sync"
 
+	"github.com/weir-engine/weir/internal/cache"
 	"github.com/weir-engine/weir/internal/checkpoint/storage"
 	"github.com/weir-engine/weir/internal/rest/api"
 	"github.com/weir-engine/weir/internal/scheduler"
@@ -40,6 +41,9 @@ type Launch struct {
 	// Lineage is the lineage the run continues ("": its own id, or the
 	// lineage of the snapshot it restores; see weir.Options.Lineage).
 	Lineage string
+	// Datasets is the session cluster's table of cached datasets, which
+	// the run's cached streams read when complete.
+	Datasets cache.ClusterDatasets
 }
 
 // newJobID returns a random job id: 32 lower-case hex characters.
@@ -219,7 +223,7 @@ func (d *Dispatcher) recover() error {
 		}
 		s := r.Submission
 		s.Options.FromSavepoint = loc
-		j, err := d.jobs.Start(d.ctx, s, Launch{JobID: run, Lineage: lineage}, d.runner, d.log)
+		j, err := d.jobs.Start(d.ctx, s, Launch{JobID: run, Lineage: lineage, Datasets: d.cluster}, d.runner, d.log)
 		if err != nil {
 			d.log.Error("cannot recover job: its submission does not start", "job", s.Job, "id", r.ID, "err", err)
 			d.ha.ended(r.ID, haFailed, err)

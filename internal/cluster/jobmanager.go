@@ -165,7 +165,7 @@ func StartJobManager(cfg JobManagerConfig, jobs Jobs) (_ *JobManager, err error)
 	if err := jm.dispatcher.recover(); err != nil {
 		return nil, fmt.Errorf("jobmanager: recover the jobs: %w", err)
 	}
-	restOpts := rest.Options{Logger: log}
+	restOpts := rest.Options{Logger: log, Datasets: datasets{jm.cluster}}
 	if err := cfg.Security.restOptions(&restOpts); err != nil {
 		return nil, fmt.Errorf("jobmanager: %w", err)
 	}

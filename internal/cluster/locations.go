@@ -62,6 +62,14 @@ func (l *locations) record(d *rpcpb.TaskDeploymentDescriptor) (job string, older
 	return job, older
 }
 
+// recordPartition learns that partition id (a cluster partition a cached
+// stream reads) is served at addr.
+func (l *locations) recordPartition(id network.PartitionID, addr string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.at[producer{id.Job, id.Generation, id.Vertex, id.Subtask}] = addr
+}
+
 // locate is the data plane's Locate.
 func (l *locations) locate(id network.PartitionID) (string, error) {
 	l.mu.Lock()

@@ -9,9 +9,11 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"sync"
 	"time"
 
+	"github.com/weir-engine/weir/internal/cache"
 	"github.com/weir-engine/weir/internal/funcspec"
 	"github.com/weir-engine/weir/internal/minicluster"
 	"github.com/weir-engine/weir/internal/network"
@@ -48,6 +50,10 @@ type TaskManagerConfig struct {
 	Heartbeat     Heartbeat
 	// Builder rebuilds the registered jobs of its deployments.
 	Builder funcspec.Builder
+	// CachingBuilder, when set, is used in place of Builder: the builder
+	// of jobs whose cached streams write and read the TaskManager's
+	// cluster partitions (partitions.go).
+	CachingBuilder func(cache.TaskManagerPartitions) funcspec.Builder
 	// Security is the TLS of its RPC server, its data plane and its
 	// calls (tls.go); only Internal applies.
 	Security Security
@@ -65,7 +71,11 @@ type TaskManager struct {
 	tm      *taskmanager.TaskManager
 	net     *tcp.Manager
 	locs    *locations
-	server  *grpcrpc.Server
+	// partitions is its store of cluster partitions; partitionsTemp the
+	// temporary directory it is in, without a DataDir.
+	partitions     *cache.Store
+	partitionsTemp string
+	server         *grpcrpc.Server
 	client  *grpcrpc.Client
 	unserve func()
 	// metrics serves /metrics at metricsAddr (nil: not served).
@@ -132,14 +142,21 @@ func StartTaskManager(cfg TaskManagerConfig) (_ *TaskManager, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("taskmanager: data plane: %w", err)
 	}
+	if err := t.openPartitions(); err != nil {
+		return nil, err
+	}
 	pool := network.NewBufferPool(cfg.NetworkMemory, network.DefaultBufferSize)
 	t.tm = taskmanager.New(id, cfg.Slots, t.net, pool, task.Config{Logger: log, StateBackend: op.StateBackend{LocalDir: cfg.DataDir}}, log)
 	if t.server, err = grpcrpc.Listen(orLoopback(cfg.RPCAddr), rpcOpts...); err != nil {
 		return nil, fmt.Errorf("taskmanager: RPC: %w", err)
 	}
 	t.client = grpcrpc.NewClient(rpcOpts...)
-	gw := taskmanager.NewGateway(t.tm, funcspec.NewTable(cfg.Builder), t.client)
-	if t.unserve, err = t.server.ServeTaskExecutor(taskExecutorName, locating{gw, t.locs, t.net}); err != nil {
+	builder := cfg.Builder
+	if cfg.CachingBuilder != nil {
+		builder = cfg.CachingBuilder(t.clusterPartitions())
+	}
+	gw := taskmanager.NewGateway(t.tm, funcspec.NewTable(builder), t.client)
+	if t.unserve, err = t.server.ServeTaskExecutor(taskExecutorName, releasing{locating{gw, t.locs, t.net}, t}); err != nil {
 		return nil, fmt.Errorf("taskmanager: %w", err)
 	}
 	if cfg.MetricsAddr != "" {
@@ -224,7 +241,7 @@ func (t *TaskManager) register(ctx context.Context) (*grpcrpc.Link, error) {
 	}
 	req := &rpcpb.RegisterTaskManagerRequest{
 		TaskManagerId: t.id, Address: grpcrpc.Address(t.server.Addr(), taskExecutorName), Slots: int32(t.cfg.Slots),
-		Network: rpc.Capacity(t.tm.NetworkCapacity()), DataAddress: t.net.Addr(),
+		Network: rpc.Capacity(t.tm.NetworkCapacity()), DataAddress: t.net.Addr(), ClusterPartitions: t.partitionReport(),
 	}
 	rm := t.client.ResourceManager(grpcrpc.Address(t.cfg.JobManager, minicluster.ResourceManagerName))
 	r, err := rm.RegisterTaskManager(hctx, req).Wait(hctx)
@@ -273,6 +290,9 @@ func (t *TaskManager) Close() {
 		}
 		if t.net != nil {
 			_ = t.net.Close()
+		}
+		if t.partitionsTemp != "" {
+			_ = os.RemoveAll(t.partitionsTemp)
 		}
 	})
 }

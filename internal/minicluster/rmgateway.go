@@ -30,7 +30,11 @@ func (g rmGateway) RegisterTaskManager(_ context.Context, m *rpcpb.RegisterTaskM
 		address = m.GetTaskManagerId()
 	}
 	ev := resourcemanager.TaskManagerRegistered{ID: m.GetTaskManagerId(), Slots: int(m.GetSlots()), Network: rpc.FromCapacity(m.GetNetwork())}
-	if err := g.l.call(rmRequest{ev: ev, tm: address, data: m.GetDataAddress()}); err != nil {
+	err := g.l.call(rmRequest{ev: ev, tm: address, data: m.GetDataAddress()})
+	if err == nil && len(m.GetClusterPartitions()) > 0 {
+		err = g.l.call(rmRequest{ev: resourcemanager.PartitionsReported{TaskManager: ev.ID, Partitions: fromPartitions(m.GetClusterPartitions())}})
+	}
+	if err != nil {
 		if errors.Is(err, ErrClosed) {
 			return rpc.Failed[*rpcpb.RegisterTaskManagerResponse](err)
 		}
@@ -40,8 +44,15 @@ func (g rmGateway) RegisterTaskManager(_ context.Context, m *rpcpb.RegisterTaskM
 }
 
 // Heartbeat answers a TaskManager's heartbeat (the session cluster in one
-// process loses a TaskManager only when it is removed).
+// process loses a TaskManager only when it is removed); one that carries
+// its cluster partition report updates the table of cluster partitions.
 func (g rmGateway) Heartbeat(_ context.Context, m *rpcpb.Heartbeat) *rpc.Future[*rpcpb.Heartbeat] {
+	if m.GetReportPartitions() {
+		ev := resourcemanager.PartitionsReported{TaskManager: m.GetSenderId(), Partitions: fromPartitions(m.GetClusterPartitions())}
+		if err := g.l.call(rmRequest{ev: ev}); err != nil {
+			return rpc.Failed[*rpcpb.Heartbeat](err)
+		}
+	}
 	return rpc.Completed(&rpcpb.Heartbeat{SenderId: resourceManagerAddress, Sequence: m.GetSequence()}, nil)
 }
 

@@ -32,9 +32,11 @@ type rmLoop struct {
 	jms map[string]string
 }
 
-// jobMasters is how the ResourceManager reaches the JobMasters.
+// jobMasters is how the ResourceManager reaches the JobMasters (and the
+// TaskManagers, to release cluster partitions).
 type jobMasters interface {
 	JobMaster(addr string) rpc.JobMasterGateway
+	TaskExecutor(addr string) rpc.TaskExecutorGateway
 }
 
 // tmAddress is where a registered TaskManager's gateway and data plane are
@@ -126,6 +128,8 @@ func (l *rmLoop) handle(r rmRequest) error {
 		case resourcemanager.NotifyLost:
 			m := disconnect(d.TaskManager, d.Reason)
 			tell(l, "disconnect "+d.TaskManager, d.Job, l.transport.JobMaster(l.jms[d.Job]).DisconnectTaskManager(context.Background(), m))
+		case resourcemanager.ReleasePartitions:
+			l.releasePartitions(d)
 		}
 	}
 	switch e := r.ev.(type) {

@@ -16,6 +16,13 @@ type Datasets interface {
 	DropDataset(id string) (bool, error)
 }
 
+// IncompleteDatasets is Datasets that also has incomplete datasets (a
+// session cluster's, part of whose partitions were lost with a
+// TaskManager): GET /datasets lists them with isComplete false.
+type IncompleteDatasets interface {
+	IncompleteDatasetIDs() ([]string, error)
+}
+
 // datasetDeletes keeps the results of DELETE /datasets/{id} for
 // GET /datasets/delete/{triggerid}. The deletion itself is done before
 // the answer, so every result is COMPLETED.
@@ -37,6 +44,14 @@ func (s *Server) listDatasets(*http.Request) (int, any, error) {
 	}
 	for _, id := range ids {
 		out.DataSets = append(out.DataSets, api.ClusterDataSetEntry{ID: id, IsComplete: true})
+	}
+	if inc, ok := s.opts.Datasets.(IncompleteDatasets); ok {
+		if ids, err = inc.IncompleteDatasetIDs(); err != nil {
+			return 0, nil, err
+		}
+		for _, id := range ids {
+			out.DataSets = append(out.DataSets, api.ClusterDataSetEntry{ID: id})
+		}
 	}
 	return http.StatusOK, out, nil
 }

@@ -41,6 +41,11 @@ type cacheNode struct {
 	// persistent: the dataset is named by its lineage's fingerprint and
 	// kept in the cache directory (WithCacheDir).
 	persistent bool
+	// cluster: the dataset is named by its lineage's fingerprint and kept
+	// as cluster partitions of a session cluster (cachecluster.go);
+	// remote returns the source that reads them in place of the node.
+	cluster bool
+	remote  func(ds cache.ClusterDataset, request cache.RequestFunc) *graph.Transformation
 }
 
 // Cache caches s, a stream or a side output, for later executions of its
@@ -77,9 +82,10 @@ func TryCache[T any](s DataStream[T]) (CachedStream[T], error) {
 		d.t.Parallelism = in.Parallelism
 	}
 	node := &cacheNode{id: datasetID(s.env, d.t.ID), name: in.String(), t: d.t}
-	if s.env.opts.CacheDir != "" {
+	if s.env.opts.CacheDir != "" || s.env.cluster.on() {
 		if fp, ok, blocker := s.env.lineageFingerprint(d.t); ok {
-			node.id, node.persistent = fp, true
+			node.id = fp
+			node.persistent, node.cluster = !s.env.cluster.on(), s.env.cluster.on()
 		} else {
 			s.env.opts.Logger.Info("cache kept for this program only: a source upstream does not say what it reads",
 				"stream", node.name, "source", blocker)
@@ -95,7 +101,10 @@ func TryCache[T any](s DataStream[T]) (CachedStream[T], error) {
 		}
 	}
 	node.reader = func(ds *cache.Dataset) *graph.Transformation {
-		return cacheSource[T](ds, d.t, node.readParallelism)
+		return cacheSource[T](localSplits(ds), d.t, node.readParallelism, nil)
+	}
+	node.remote = func(ds cache.ClusterDataset, request cache.RequestFunc) *graph.Transformation {
+		return cacheSource[T](remoteSplits(ds), d.t, node.readParallelism, request)
 	}
 	d.t.Factory = node.writer(nil)
 	s.env.cacheNodes()[d.t.ID] = node
@@ -254,7 +263,8 @@ func datasetID(e *Env, id int) string {
 }
 
 // cacheSplit is one partition of a dataset and how many of its records
-// were read (a checkpoint's position).
+// were read (a checkpoint's position). A remote one is a cluster
+// partition, read over the data plane from Address.
 type cacheSplit struct {
 	Dataset   string
 	Partition int
@@ -262,15 +272,23 @@ type cacheSplit struct {
 	Index     string
 	Records   int64
 	Read      int64
+	Remote    bool
+	Address   string
 }
 
-// cacheSource returns the source that reads ds in place of the cache node
-// t, at parallelism p (0: one subtask per partition).
-func cacheSource[T any](ds *cache.Dataset, t *graph.Transformation, p int) *graph.Transformation {
+// localSplits are the splits of a dataset of this process.
+func localSplits(ds *cache.Dataset) []cacheSplit {
 	splits := make([]cacheSplit, len(ds.Partitions))
 	for i, part := range ds.Partitions {
 		splits[i] = cacheSplit{Dataset: ds.ID, Partition: i, Data: part.Data, Index: part.Index, Records: part.Records}
 	}
+	return splits
+}
+
+// cacheSource returns the source that reads splits in place of the cache
+// node t, at parallelism p (0: one subtask per partition); request reads
+// remote splits.
+func cacheSource[T any](splits []cacheSplit, t *graph.Transformation, p int, request cache.RequestFunc) *graph.Transformation {
 	if p == 0 {
 		p = len(splits)
 	}
@@ -280,7 +298,7 @@ func cacheSource[T any](ds *cache.Dataset, t *graph.Transformation, p int) *grap
 		Splits:  func(int) ([]cacheSplit, error) { return splits, nil },
 		Dynamic: true,
 		NewSourceReader: func(rc ReaderContext[T]) (SourceReader[T, cacheSplit], error) {
-			return &cacheReader[T]{ctx: rc, info: info}, nil
+			return &cacheReader[T]{ctx: rc, info: info, request: request}, nil
 		},
 	}
 	spec := src.spec()

@@ -12,6 +12,9 @@ import (
 type cachePlan struct {
 	reads []string
 	prods []*cache.Production
+	// clusterReads are the datasets of cluster partitions it reads
+	// (cachecluster.go).
+	clusterReads []cache.ClusterDataset
 }
 
 // commit makes the datasets the execution created complete (it finished).
@@ -45,6 +48,9 @@ func (e *Env) readCaches(sinks []*graph.Transformation, release bool) ([]*graph.
 		if node == nil {
 			return t, true
 		}
+		if node.cluster {
+			return e.readClusterCache(node, t, plan, release)
+		}
 		reg := e.registryOf(node)
 		ds, ok := reg.Lookup(node.id)
 		if !ok {
@@ -64,6 +70,11 @@ func (e *Env) readCaches(sinks []*graph.Transformation, release bool) ([]*graph.
 	if len(plan.reads) > 0 {
 		e.opts.Logger.Info("execution reads cached results", "datasets", plan.reads)
 	}
+	if len(plan.clusterReads) > 0 && release {
+		for _, ds := range plan.clusterReads {
+			e.opts.Logger.Info("execution reads cached results from the TaskManagers that keep them", "dataset", ds.ID, "partitions", len(ds.Partitions))
+		}
+	}
 	return out, plan
 }
 
@@ -78,11 +89,17 @@ func (e *Env) writeCaches(sinks []*graph.Transformation, plan *cachePlan) ([]*gr
 		if node == nil {
 			return t, true
 		}
-		reg := e.registryOf(node)
 		p := t.Parallelism
 		if p == 0 {
 			p = e.opts.Parallelism
 		}
+		if node.cluster {
+			return e.writeClusterCache(node, t, p), true
+		}
+		if e.cluster.on() {
+			return t, true // not kept: its lineage has no fingerprint
+		}
+		reg := e.registryOf(node)
 		prod, err := reg.Begin(node.id, node.name, p)
 		if errors.Is(err, cache.ErrClosed) {
 			return t, true // the Env was closed: compute without caching

@@ -14,8 +14,10 @@ type cacheReader[T any] struct {
 	info  *typeinfo.Of[T]
 	queue []cacheSplit
 	cur   *cacheSplit
-	r     *cache.Reader[T]
+	r     partitionReader
 	out   SplitOutput[T]
+	// request reads remote splits (nil: there are none).
+	request cache.RequestFunc
 	// skip is how many records of cur were read before a restore.
 	skip int64
 }
@@ -35,15 +37,18 @@ func (c *cacheReader[T]) Poll(budget int) (ReadStatus, error) {
 		c.cur, c.skip = &s, s.Read
 		c.cur.Read = 0
 		c.out = c.ctx.Output.ForSplit(c.splitID())
-		r, err := cache.OpenReader(s.Dataset, cache.Partition{Data: s.Data, Index: s.Index}, c.info.Codec(), c.emit)
+		r, err := c.open(s)
 		if err != nil {
 			return ReadFinished, err
 		}
 		c.r = r
 	}
-	_, done, err := c.r.Read(budget)
+	n, done, err := c.r.Read(budget)
 	if err != nil {
 		return ReadFinished, err
+	}
+	if n == 0 && !done {
+		return ReadNothing, nil // a remote partition's next buffer is on its way
 	}
 	if done {
 		if c.cur.Read != c.cur.Records {
@@ -60,6 +65,23 @@ func (c *cacheReader[T]) Poll(budget int) (ReadStatus, error) {
 	return ReadMore, nil
 }
 
+// partitionReader reads one partition: of a local file or remote.
+type partitionReader interface {
+	Read(budget int) (n int, done bool, err error)
+	Close() error
+}
+
+// open opens the reader of split s.
+func (c *cacheReader[T]) open(s cacheSplit) (partitionReader, error) {
+	if !s.Remote {
+		return cache.OpenReader(s.Dataset, cache.Partition{Data: s.Data, Index: s.Index}, c.info.Codec(), c.emit)
+	}
+	if c.request == nil {
+		return nil, fmt.Errorf("weir: cluster partition %d of dataset %s outside a TaskManager", s.Partition, s.Dataset)
+	}
+	return cache.OpenRemote(s.Dataset, s.Partition, s.Address, c.request, c.info.Codec(), c.emit)
+}
+
 func (c *cacheReader[T]) emit(ts int64, v T) error {
 	c.cur.Read++
 	if c.cur.Read <= c.skip {
@@ -74,7 +96,12 @@ func (c *cacheReader[T]) splitID() string {
 
 var closedChan = func() chan struct{} { ch := make(chan struct{}); close(ch); return ch }()
 
-func (c *cacheReader[T]) Available() <-chan struct{} { return closedChan }
+func (c *cacheReader[T]) Available() <-chan struct{} {
+	if r, ok := c.r.(interface{ Available() <-chan struct{} }); ok {
+		return r.Available()
+	}
+	return closedChan
+}
 
 func (c *cacheReader[T]) SnapshotSplits(int64) ([]cacheSplit, error) {
 	var out []cacheSplit

@@ -10,6 +10,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/weir-engine/weir/internal/cache"
 	"github.com/weir-engine/weir/internal/cli"
 	"github.com/weir-engine/weir/internal/cluster"
 	"github.com/weir-engine/weir/internal/funcspec"
@@ -37,6 +38,20 @@ func (r jobRunner) Builder(stdout io.Writer, log *slog.Logger) funcspec.Builder 
 	return r.reg.rebuilder(local{stdout: stdout, logger: rebuildLogger(log)})
 }
 
+var _ cluster.CachingJobs = jobRunner{}
+
+// CachingBuilder implements cluster.CachingJobs: Builder whose jobs'
+// cached streams keep and read the TaskManager's cluster partitions.
+func (r jobRunner) CachingBuilder(stdout io.Writer, log *slog.Logger, p cache.TaskManagerPartitions) funcspec.Builder {
+	if stdout == nil {
+		stdout = os.Stdout
+	}
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return r.reg.rebuilder(local{stdout: stdout, logger: rebuildLogger(log), partitions: &p})
+}
+
 // Start implements cluster.Jobs.
 func (r jobRunner) Start(ctx context.Context, s api.JobSubmission, l cluster.Launch, run runner.Runner, log *slog.Logger) (cluster.Job, error) {
 	j, ok := r.reg.lookup(s.Job)
@@ -51,6 +66,7 @@ func (r jobRunner) Start(ctx context.Context, s api.JobSubmission, l cluster.Lau
 		WithJobID(l.JobID), WithLineage(l.Lineage))
 	env := NewEnv(opts...)
 	env.runner = run
+	env.cluster.datasets = l.Datasets
 	if err := env.Err(); err != nil {
 		return nil, rest.BadSubmission(err)
 	}

@@ -255,6 +255,9 @@ type Env struct {
 	persistentCaches *cache.Registry
 	cached           map[int]*cacheNode
 	envID            string
+	// cluster is how the Env's cached streams use a session cluster's
+	// cluster partitions, when it is a job's on one (cachecluster.go).
+	cluster clusterCaching
 	// sourceInputs describes, by source transformation id, what a source
 	// reads (its files, with sizes and modification times), for the
 	// lineage fingerprint of persistent caches (lineage.go).
@@ -406,7 +409,7 @@ func (e *Env) translate(sinks []*graph.Transformation, plan *cachePlan, produce 
 			batch = false
 		}
 	}
-	if batch && produce {
+	if batch && (produce || e.cluster.tm != nil) {
 		var err error
 		if sinks, err = e.writeCaches(sinks, plan); err != nil {
 			return nil, err

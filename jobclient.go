@@ -64,6 +64,9 @@ func (e *Env) submit(ctx context.Context, name string, sinks []*graph.Transforma
 	if registered != nil && (len(plan.reads) > 0 || len(plan.prods) > 0) {
 		return nil, fmt.Errorf("weir: registered job %q: cached streams are not supported in registered jobs, whose TaskManagers build the program again", registered.GetName())
 	}
+	if registered != nil {
+		registerCaches(registered, plan, time.Now().UnixNano())
+	}
 	jobID := e.opts.JobID
 	if jobID == "" {
 		jobID = NewJobID()

@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 
+	"github.com/weir-engine/weir/internal/cache"
 	"github.com/weir-engine/weir/internal/funcspec"
 	"github.com/weir-engine/weir/internal/graph"
 	"github.com/weir-engine/weir/internal/rpc/rpcpb"
@@ -60,6 +61,9 @@ type local struct {
 	stdout       io.Writer
 	logger       *slog.Logger
 	accumulators *accumulators
+	// partitions are the TaskManager's cluster partitions, for the cached
+	// streams of jobs on a session cluster (cachecluster.go).
+	partitions *cache.TaskManagerPartitions
 }
 
 // rebuilder returns the funcspec.Builder that builds the registered jobs of
@@ -85,6 +89,9 @@ func (r *jobRegistry) rebuilder(l local) funcspec.Builder {
 		env := NewEnv(opts...)
 		if l.accumulators != nil {
 			env.accumulators = l.accumulators
+		}
+		if l.partitions != nil {
+			env.cluster = rebuiltCaches(l.partitions, o)
 		}
 		if err := env.Err(); err != nil {
 			return nil, fmt.Errorf("rebuild job %q: %w", name, err)

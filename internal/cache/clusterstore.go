@@ -204,34 +204,32 @@ func (s *Store) Partitions() []HeldPartition {
 	return out
 }
 
-// Release deletes every partition of the datasets ids this store holds;
-// it reports whether it held any.
-func (s *Store) Release(ids ...string) bool {
+// Release deletes the partitions of dataset id of its productions up to
+// upTo (those of a later one stay); it reports whether there were any.
+func (s *Store) Release(id string, upTo int64) bool {
 	s.mu.Lock()
 	var gone []*held
-	for _, id := range ids {
-		for _, h := range s.held[id] {
+	for i, h := range s.held[id] {
+		if h.Production <= upTo {
 			gone = append(gone, h)
+			delete(s.held[id], i)
 		}
+	}
+	if len(s.held[id]) == 0 {
 		delete(s.held, id)
 	}
 	for _, h := range gone {
 		s.drop(h)
 	}
 	s.mu.Unlock()
-	for _, id := range ids {
-		if s.opts.Serve != nil {
-			id := network.DatasetPartitionID(id, 0)
-			s.opts.Serve.ReleaseJob(id.Job, id.Generation)
-		}
+	if len(gone) == 0 {
+		return false
 	}
-	if len(gone) > 0 {
-		s.opts.Logger.Info("cluster partitions released", "datasets", ids, "partitions", len(gone))
-		if s.opts.OnChange != nil {
-			s.opts.OnChange()
-		}
+	s.opts.Logger.Info("cluster partitions released", "dataset", id, "partitions", len(gone))
+	if s.opts.OnChange != nil {
+		s.opts.OnChange()
 	}
-	return len(gone) > 0
+	return true
 }
 
 // partitionManifest is the JSON of a cluster partition's manifest; file

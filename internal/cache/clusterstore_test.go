@@ -42,7 +42,9 @@ func readRemote(t *testing.T, cm network.ConnectionManager, id string, index int
 	t.Helper()
 	c, _ := codec.For[string]()
 	var got []string
-	req := func(pid network.PartitionID, _ string, ch *network.InputChannel) error { return cm.RequestSubpartition(pid, 0, ch) }
+	req := func(pid network.PartitionID, _ string, ch *network.InputChannel) error {
+		return cm.RequestSubpartition(pid, 0, ch)
+	}
 	r, err := OpenRemote(id, index, "local", req, c, func(_ int64, v string) error { got = append(got, v); return nil })
 	if err != nil {
 		return nil, err
@@ -139,7 +141,10 @@ func TestStoreServesKeepsAndReleasesClusterPartitions(t *testing.T) {
 		t.Fatalf("after a late earlier production: %q, want %q", got, want)
 	}
 
-	if !s2.Release(dsA, dsB) {
+	if s2.Release(dsA, 1) {
+		t.Fatal("releasing production 1 released production 2")
+	}
+	if !s2.Release(dsA, 2) || !s2.Release(dsB, 1) {
 		t.Fatal("Release reported nothing held")
 	}
 	if n := len(s2.Partitions()); n != 0 {

@@ -9,7 +9,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/weir-engine/weir/internal/cache"
 	"github.com/weir-engine/weir/internal/cluster"
+	"github.com/weir-engine/weir/internal/funcspec"
 	"github.com/weir-engine/weir/internal/jobmaster"
 	"github.com/weir-engine/weir/internal/scheduler/adaptive"
 )
@@ -167,6 +169,9 @@ func newTaskManagerCmd(jobs JobRunner, stdout, stderr io.Writer) *cobra.Command 
 		cfg.Heartbeat, cfg.Security = *hb, *sec
 		cfg.Logger = NewLogger(stderr, *verbose)
 		cfg.Builder = cj.Builder(stdout, cfg.Logger)
+		if c, ok := cj.(cluster.CachingJobs); ok {
+			cfg.CachingBuilder = func(p cache.TaskManagerPartitions) funcspec.Builder { return c.CachingBuilder(stdout, cfg.Logger, p) }
+		}
 		tm, err := cluster.StartTaskManager(cfg)
 		if err != nil {
 			return err

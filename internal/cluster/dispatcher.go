@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/weir-engine/weir/internal/cache"
 	"github.com/weir-engine/weir/internal/funcspec"
 	"github.com/weir-engine/weir/internal/minicluster"
 	"github.com/weir-engine/weir/internal/rest"
@@ -28,6 +29,13 @@ type Jobs interface {
 	// the submission cannot run as given (an unknown job, arguments its
 	// builder refused).
 	Start(ctx context.Context, s api.JobSubmission, l Launch, r runner.Runner, log *slog.Logger) (Job, error)
+}
+
+// CachingJobs is Jobs whose TaskManager builder gives the cached streams
+// of jobs the TaskManager's cluster partitions (see
+// TaskManagerConfig.CachingBuilder).
+type CachingJobs interface {
+	CachingBuilder(stdout io.Writer, log *slog.Logger, p cache.TaskManagerPartitions) funcspec.Builder
 }
 
 // Job is a job the Dispatcher started.

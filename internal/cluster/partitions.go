@@ -92,8 +92,8 @@ type releasing struct {
 
 // Heartbeat releases the datasets m names, then answers.
 func (g releasing) Heartbeat(ctx context.Context, m *rpcpb.Heartbeat) *rpc.Future[*rpcpb.Heartbeat] {
-	if ids := m.GetReleaseDatasets(); len(ids) > 0 {
-		g.t.partitions.Release(ids...)
+	for _, r := range m.GetReleaseDatasets() {
+		g.t.partitions.Release(r.GetDatasetId(), r.GetUpToProduction())
 	}
 	f := g.TaskExecutorGateway.Heartbeat(ctx, m)
 	return rpc.Then(f, func(r *rpcpb.Heartbeat) (*rpcpb.Heartbeat, error) {

@@ -65,19 +65,19 @@ type TaskManagerConfig struct {
 
 // TaskManager is a running TaskManager process's cluster side.
 type TaskManager struct {
-	cfg     TaskManagerConfig
-	id      string
-	log     *slog.Logger
-	tm      *taskmanager.TaskManager
-	net     *tcp.Manager
-	locs    *locations
+	cfg  TaskManagerConfig
+	id   string
+	log  *slog.Logger
+	tm   *taskmanager.TaskManager
+	net  *tcp.Manager
+	locs *locations
 	// partitions is its store of cluster partitions; partitionsTemp the
 	// temporary directory it is in, without a DataDir.
 	partitions     *cache.Store
 	partitionsTemp string
 	server         *grpcrpc.Server
-	client  *grpcrpc.Client
-	unserve func()
+	client         *grpcrpc.Client
+	unserve        func()
 	// metrics serves /metrics at metricsAddr (nil: not served).
 	metrics     *http.Server
 	metricsAddr net.Addr

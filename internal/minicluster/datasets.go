@@ -83,7 +83,7 @@ func (l *rmLoop) releasePartitions(d resourcemanager.ReleasePartitions) {
 		return
 	}
 	f := l.transport.TaskExecutor(tm.address).Heartbeat(context.Background(),
-		&rpcpb.Heartbeat{SenderId: resourceManagerAddress, ReleaseDatasets: []string{d.Dataset}})
+		&rpcpb.Heartbeat{SenderId: resourceManagerAddress, ReleaseDatasets: []*rpcpb.DatasetRelease{{DatasetId: d.Dataset, UpToProduction: d.Production}}})
 	f.OnComplete(func(_ *rpcpb.Heartbeat, err error) {
 		if err != nil {
 			l.log.Warn("a TaskManager was not told to release a dataset", "taskmanager", d.TaskManager, "dataset", d.Dataset, "err", err)

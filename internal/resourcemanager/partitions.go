@@ -62,9 +62,11 @@ type (
 	// ReleaseDataset: release every partition of Dataset.
 	ReleaseDataset struct{ Dataset string }
 	// ReleasePartitions tells TaskManager to delete its partitions of
-	// Dataset.
+	// Dataset's productions up to Production (those of a later one, which
+	// it may be writing already, stay).
 	ReleasePartitions struct {
 		TaskManager, Dataset string
+		Production           int64
 	}
 )
 
@@ -98,7 +100,7 @@ func (rm *ResourceManager) report(e PartitionsReported) error {
 			// What an older execution wrote: the TaskManager deletes it.
 			if !stale[p.Dataset] {
 				stale[p.Dataset] = true
-				rm.ready = append(rm.ready, ReleasePartitions{TaskManager: e.TaskManager, Dataset: p.Dataset})
+				rm.ready = append(rm.ready, ReleasePartitions{TaskManager: e.TaskManager, Dataset: p.Dataset, Production: p.Production})
 			}
 			continue
 		case d != nil && p.Production > d.production:
@@ -176,7 +178,7 @@ func (rm *ResourceManager) releaseDataset(id string) {
 	}
 	sort.Strings(tms)
 	for _, tm := range tms {
-		rm.ready = append(rm.ready, ReleasePartitions{TaskManager: tm, Dataset: id})
+		rm.ready = append(rm.ready, ReleasePartitions{TaskManager: tm, Dataset: id, Production: d.production})
 	}
 	delete(rm.datasets, id)
 }

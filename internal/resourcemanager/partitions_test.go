@@ -31,13 +31,13 @@ func renderTable(ds []resourcemanager.DatasetInfo) string {
 	return strings.TrimSuffix(b.String(), "\n")
 }
 
-// renderReleases prints ReleasePartitions decisions: "release tm ds".
+// renderReleases prints ReleasePartitions decisions: "release tm ds/prod".
 func renderReleases(ds []any) string {
 	var b strings.Builder
 	for _, d := range ds {
 		switch d := d.(type) {
 		case resourcemanager.ReleasePartitions:
-			fmt.Fprintf(&b, "release %s %s\n", d.TaskManager, d.Dataset)
+			fmt.Fprintf(&b, "release %s %s/%d\n", d.TaskManager, d.Dataset, d.Production)
 		default:
 			fmt.Fprintf(&b, "unexpected %T\n", d)
 		}
@@ -77,7 +77,7 @@ func TestClusterPartitionTable(t *testing.T) {
 				reported{TaskManager: "tm-0", Partitions: []part{{Dataset: "a", Index: 0, Total: 3}, {Dataset: "a", Index: 2, Total: 3}, {Dataset: "b", Index: 0, Total: 1}}},
 				reported{TaskManager: "tm-1", Partitions: []part{{Dataset: "a", Index: 1, Total: 3}}}),
 			last:    release{Dataset: "a"},
-			release: "release tm-0 a\nrelease tm-1 a",
+			release: "release tm-0 a/0\nrelease tm-1 a/0",
 			table:   "b 1/1 0@tm-0 complete"},
 		{name: "a partition held twice stays with its first holder",
 			events: append(twoTMs, reported{TaskManager: "tm-0", Partitions: []part{{Dataset: "a", Index: 0, Total: 1}}}),
@@ -89,13 +89,13 @@ func TestClusterPartitionTable(t *testing.T) {
 				reported{TaskManager: "tm-1", Partitions: []part{{Dataset: "a", Index: 1, Total: 2}}},
 				lost{ID: "tm-0"}, reg{ID: "tm-2", Slots: 1}),
 			last:    reported{TaskManager: "tm-2", Partitions: []part{{Dataset: "a", Production: 7, Index: 0, Total: 1}}},
-			release: "release tm-1 a",
+			release: "release tm-1 a/0",
 			table:   "a 1/1 0@tm-2 complete"},
 		{name: "a report of an earlier production is released, not tracked",
 			events: append(twoTMs,
 				reported{TaskManager: "tm-0", Partitions: []part{{Dataset: "a", Production: 7, Index: 0, Total: 1}}}),
 			last:    reported{TaskManager: "tm-1", Partitions: []part{{Dataset: "a", Production: 3, Index: 0, Total: 2}, {Dataset: "b", Index: 0, Total: 1}}},
-			release: "release tm-1 a",
+			release: "release tm-1 a/3",
 			table:   "a 1/1 0@tm-0 complete\nb 1/1 0@tm-1 complete"},
 		{name: "another size within a production is refused",
 			events: append(twoTMs, reported{TaskManager: "tm-0", Partitions: []part{{Dataset: "a", Index: 0, Total: 2}}}),

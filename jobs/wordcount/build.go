@@ -20,6 +20,10 @@ import (
 //	--kafka-unbounded  keep reading new records (the counts come only when
 //	               the job is stopped with --drain); by default the job
 //	               reads what the topics held at its start and ends
+//	--cache        cache the lines read (weir.Cache, batch mode): a later
+//	               wordcount of the same unchanged inputs with --cache
+//	               reads them from the cache instead of the files (on a
+//	               session cluster: from the TaskManagers that keep them)
 func Build(env *weir.Env, args []string) error {
 	fs := flag.NewFlagSet(Name, flag.ContinueOnError)
 	var inputs []string
@@ -39,6 +43,7 @@ func Build(env *weir.Env, args []string) error {
 		return nil
 	})
 	fs.StringVar(&output, "output", "", "write the counts as part files under `DIR` (default: print them to stdout)")
+	cached := fs.Bool("cache", false, "cache the lines read, for later runs of the same inputs (needs --mode batch)")
 	// Go's flag package stops at the first non-flag argument; the files
 	// after --input are taken here, and parsing goes on after them.
 	for rest := args; len(rest) > 0; {
@@ -62,5 +67,5 @@ func Build(env *weir.Env, args []string) error {
 		}
 		return WordcountKafka(env, k, output)
 	}
-	return Wordcount(env, inputs, output)
+	return wordcount(env, inputs, output, *cached)
 }

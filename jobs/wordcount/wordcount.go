@@ -50,6 +50,11 @@ func (wc WordCount) String() string {
 // compare equal). It checks that the
 // inputs exist, so that a mistyped name is an error before the job runs.
 func Wordcount(env *weir.Env, inputs []string, output string) error {
+	return wordcount(env, inputs, output, false)
+}
+
+// wordcount is Wordcount, whose lines read are cached with cached.
+func wordcount(env *weir.Env, inputs []string, output string, cached bool) error {
 	if len(inputs) == 0 {
 		return errors.New("no input: give --input FILE")
 	}
@@ -63,7 +68,11 @@ func Wordcount(env *weir.Env, inputs []string, output string) error {
 		}
 	}
 	warnInputs(env.Options().Logger, inputs)
-	return writeCounts(env, Counts(weir.ReadTextFile(env, inputs...).Name("read")), output)
+	lines := weir.ReadTextFile(env, inputs...).Name("read")
+	if cached {
+		lines = weir.Cache(lines).DataStream
+	}
+	return writeCounts(env, Counts(lines), output)
 }
 
 // writeCounts prints counts, or writes them under the directory output.

@@ -689,7 +689,7 @@ type Heartbeat struct {
 	ClusterPartitions []*ClusterPartition `protobuf:"bytes,5,rep,name=cluster_partitions,json=clusterPartitions,proto3" json:"cluster_partitions,omitempty"`
 	// The ResourceManager's to a TaskManager: datasets whose partitions it
 	// deletes before it answers (with its report).
-	ReleaseDatasets []string `protobuf:"bytes,6,rep,name=release_datasets,json=releaseDatasets,proto3" json:"release_datasets,omitempty"`
+	ReleaseDatasets []*DatasetRelease `protobuf:"bytes,6,rep,name=release_datasets,json=releaseDatasets,proto3" json:"release_datasets,omitempty"`
 	unknownFields   protoimpl.UnknownFields
 	sizeCache       protoimpl.SizeCache
 }
@@ -759,11 +759,65 @@ func (x *Heartbeat) GetClusterPartitions() []*ClusterPartition {
 	return nil
 }
 
-func (x *Heartbeat) GetReleaseDatasets() []string {
+func (x *Heartbeat) GetReleaseDatasets() []*DatasetRelease {
 	if x != nil {
 		return x.ReleaseDatasets
 	}
 	return nil
+}
+
+// DatasetRelease names the partitions of a dataset to delete: those of
+// its productions up to up_to_production (a later one's are kept).
+type DatasetRelease struct {
+	state          protoimpl.MessageState `protogen:"open.v1"`
+	DatasetId      string                 `protobuf:"bytes,1,opt,name=dataset_id,json=datasetId,proto3" json:"dataset_id,omitempty"`
+	UpToProduction int64                  `protobuf:"varint,2,opt,name=up_to_production,json=upToProduction,proto3" json:"up_to_production,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+func (x *DatasetRelease) Reset() {
+	*x = DatasetRelease{}
+	mi := &file_weir_rpc_v1_registration_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DatasetRelease) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DatasetRelease) ProtoMessage() {}
+
+func (x *DatasetRelease) ProtoReflect() protoreflect.Message {
+	mi := &file_weir_rpc_v1_registration_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DatasetRelease.ProtoReflect.Descriptor instead.
+func (*DatasetRelease) Descriptor() ([]byte, []int) {
+	return file_weir_rpc_v1_registration_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *DatasetRelease) GetDatasetId() string {
+	if x != nil {
+		return x.DatasetId
+	}
+	return ""
+}
+
+func (x *DatasetRelease) GetUpToProduction() int64 {
+	if x != nil {
+		return x.UpToProduction
+	}
+	return 0
 }
 
 // DisconnectTaskManager tells a peer that a TaskManager is gone.
@@ -777,7 +831,7 @@ type DisconnectTaskManager struct {
 
 func (x *DisconnectTaskManager) Reset() {
 	*x = DisconnectTaskManager{}
-	mi := &file_weir_rpc_v1_registration_proto_msgTypes[11]
+	mi := &file_weir_rpc_v1_registration_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -789,7 +843,7 @@ func (x *DisconnectTaskManager) String() string {
 func (*DisconnectTaskManager) ProtoMessage() {}
 
 func (x *DisconnectTaskManager) ProtoReflect() protoreflect.Message {
-	mi := &file_weir_rpc_v1_registration_proto_msgTypes[11]
+	mi := &file_weir_rpc_v1_registration_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -802,7 +856,7 @@ func (x *DisconnectTaskManager) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DisconnectTaskManager.ProtoReflect.Descriptor instead.
 func (*DisconnectTaskManager) Descriptor() ([]byte, []int) {
-	return file_weir_rpc_v1_registration_proto_rawDescGZIP(), []int{11}
+	return file_weir_rpc_v1_registration_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *DisconnectTaskManager) GetTaskManagerId() string {
@@ -872,15 +926,19 @@ const file_weir_rpc_v1_registration_proto_rawDesc = "" +
 	"\x12job_master_address\x18\x04 \x01(\tR\x10jobMasterAddress\"I\n" +
 	"\x13RequestSlotResponse\x12\x1a\n" +
 	"\baccepted\x18\x01 \x01(\bR\baccepted\x12\x16\n" +
-	"\x06reason\x18\x02 \x01(\tR\x06reason\"\xa4\x02\n" +
+	"\x06reason\x18\x02 \x01(\tR\x06reason\"\xc1\x02\n" +
 	"\tHeartbeat\x12\x1b\n" +
 	"\tsender_id\x18\x01 \x01(\tR\bsenderId\x12\x1a\n" +
 	"\bsequence\x18\x02 \x01(\x03R\bsequence\x128\n" +
 	"\vslot_report\x18\x03 \x01(\v2\x17.weir.rpc.v1.SlotReportR\n" +
 	"slotReport\x12+\n" +
 	"\x11report_partitions\x18\x04 \x01(\bR\x10reportPartitions\x12L\n" +
-	"\x12cluster_partitions\x18\x05 \x03(\v2\x1d.weir.rpc.v1.ClusterPartitionR\x11clusterPartitions\x12)\n" +
-	"\x10release_datasets\x18\x06 \x03(\tR\x0freleaseDatasets\"i\n" +
+	"\x12cluster_partitions\x18\x05 \x03(\v2\x1d.weir.rpc.v1.ClusterPartitionR\x11clusterPartitions\x12F\n" +
+	"\x10release_datasets\x18\x06 \x03(\v2\x1b.weir.rpc.v1.DatasetReleaseR\x0freleaseDatasets\"Y\n" +
+	"\x0eDatasetRelease\x12\x1d\n" +
+	"\n" +
+	"dataset_id\x18\x01 \x01(\tR\tdatasetId\x12(\n" +
+	"\x10up_to_production\x18\x02 \x01(\x03R\x0eupToProduction\"i\n" +
 	"\x15DisconnectTaskManager\x12&\n" +
 	"\x0ftask_manager_id\x18\x01 \x01(\tR\rtaskManagerId\x12(\n" +
 	"\x05cause\x18\x02 \x01(\v2\x12.weir.rpc.v1.ErrorR\x05causeB6Z4github.com/weir-engine/weir/internal/rpc/rpcpb;rpcpbb\x06proto3"
@@ -897,7 +955,7 @@ func file_weir_rpc_v1_registration_proto_rawDescGZIP() []byte {
 	return file_weir_rpc_v1_registration_proto_rawDescData
 }
 
-var file_weir_rpc_v1_registration_proto_msgTypes = make([]protoimpl.MessageInfo, 12)
+var file_weir_rpc_v1_registration_proto_msgTypes = make([]protoimpl.MessageInfo, 13)
 var file_weir_rpc_v1_registration_proto_goTypes = []any{
 	(*RegisterTaskManagerRequest)(nil),  // 0: weir.rpc.v1.RegisterTaskManagerRequest
 	(*ClusterPartition)(nil),            // 1: weir.rpc.v1.ClusterPartition
@@ -910,29 +968,31 @@ var file_weir_rpc_v1_registration_proto_goTypes = []any{
 	(*RequestSlotRequest)(nil),          // 8: weir.rpc.v1.RequestSlotRequest
 	(*RequestSlotResponse)(nil),         // 9: weir.rpc.v1.RequestSlotResponse
 	(*Heartbeat)(nil),                   // 10: weir.rpc.v1.Heartbeat
-	(*DisconnectTaskManager)(nil),       // 11: weir.rpc.v1.DisconnectTaskManager
-	(*NetworkCapacity)(nil),             // 12: weir.rpc.v1.NetworkCapacity
-	(*SlotId)(nil),                      // 13: weir.rpc.v1.SlotId
-	(*Error)(nil),                       // 14: weir.rpc.v1.Error
+	(*DatasetRelease)(nil),              // 11: weir.rpc.v1.DatasetRelease
+	(*DisconnectTaskManager)(nil),       // 12: weir.rpc.v1.DisconnectTaskManager
+	(*NetworkCapacity)(nil),             // 13: weir.rpc.v1.NetworkCapacity
+	(*SlotId)(nil),                      // 14: weir.rpc.v1.SlotId
+	(*Error)(nil),                       // 15: weir.rpc.v1.Error
 }
 var file_weir_rpc_v1_registration_proto_depIdxs = []int32{
-	12, // 0: weir.rpc.v1.RegisterTaskManagerRequest.network:type_name -> weir.rpc.v1.NetworkCapacity
+	13, // 0: weir.rpc.v1.RegisterTaskManagerRequest.network:type_name -> weir.rpc.v1.NetworkCapacity
 	1,  // 1: weir.rpc.v1.RegisterTaskManagerRequest.cluster_partitions:type_name -> weir.rpc.v1.ClusterPartition
-	13, // 2: weir.rpc.v1.SlotStatus.slot:type_name -> weir.rpc.v1.SlotId
+	14, // 2: weir.rpc.v1.SlotStatus.slot:type_name -> weir.rpc.v1.SlotId
 	3,  // 3: weir.rpc.v1.SlotReport.slots:type_name -> weir.rpc.v1.SlotStatus
-	13, // 4: weir.rpc.v1.SlotOffer.slot:type_name -> weir.rpc.v1.SlotId
+	14, // 4: weir.rpc.v1.SlotOffer.slot:type_name -> weir.rpc.v1.SlotId
 	5,  // 5: weir.rpc.v1.OfferSlotsRequest.offers:type_name -> weir.rpc.v1.SlotOffer
-	12, // 6: weir.rpc.v1.OfferSlotsRequest.network:type_name -> weir.rpc.v1.NetworkCapacity
+	13, // 6: weir.rpc.v1.OfferSlotsRequest.network:type_name -> weir.rpc.v1.NetworkCapacity
 	5,  // 7: weir.rpc.v1.OfferSlotsResponse.accepted:type_name -> weir.rpc.v1.SlotOffer
-	13, // 8: weir.rpc.v1.RequestSlotRequest.slot:type_name -> weir.rpc.v1.SlotId
+	14, // 8: weir.rpc.v1.RequestSlotRequest.slot:type_name -> weir.rpc.v1.SlotId
 	4,  // 9: weir.rpc.v1.Heartbeat.slot_report:type_name -> weir.rpc.v1.SlotReport
 	1,  // 10: weir.rpc.v1.Heartbeat.cluster_partitions:type_name -> weir.rpc.v1.ClusterPartition
-	14, // 11: weir.rpc.v1.DisconnectTaskManager.cause:type_name -> weir.rpc.v1.Error
-	12, // [12:12] is the sub-list for method output_type
-	12, // [12:12] is the sub-list for method input_type
-	12, // [12:12] is the sub-list for extension type_name
-	12, // [12:12] is the sub-list for extension extendee
-	0,  // [0:12] is the sub-list for field type_name
+	11, // 11: weir.rpc.v1.Heartbeat.release_datasets:type_name -> weir.rpc.v1.DatasetRelease
+	15, // 12: weir.rpc.v1.DisconnectTaskManager.cause:type_name -> weir.rpc.v1.Error
+	13, // [13:13] is the sub-list for method output_type
+	13, // [13:13] is the sub-list for method input_type
+	13, // [13:13] is the sub-list for extension type_name
+	13, // [13:13] is the sub-list for extension extendee
+	0,  // [0:13] is the sub-list for field type_name
 }
 
 func init() { file_weir_rpc_v1_registration_proto_init() }
@@ -947,7 +1007,7 @@ func file_weir_rpc_v1_registration_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_weir_rpc_v1_registration_proto_rawDesc), len(file_weir_rpc_v1_registration_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   12,
+			NumMessages:   13,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -43,7 +43,7 @@ func ReadTextFile(env *Env, paths ...string) DataStream[string] {
 		Splits:    func(int) ([]FileSplit, error) { return splits, nil },
 		NewReader: func() SplitReader[string, FileSplit] { return &textReader{} },
 	})
-	if s.ok() && env.opts.CacheDir != "" {
+	if s.ok() && (env.opts.CacheDir != "" || env.cluster.on()) {
 		files := make([]string, 0, len(splits))
 		for _, sp := range splits {
 			files = append(files, sp.Path)

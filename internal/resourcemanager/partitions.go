@@ -88,7 +88,7 @@ func (rm *ResourceManager) report(e PartitionsReported) error {
 			return fmt.Errorf("%w: TaskManager %s reported %w", ErrInvalid, e.TaskManager, err)
 		}
 	}
-	rm.dropPartitionsOf(e.TaskManager)
+	rm.dropPartitionsOf(e.TaskManager, false)
 	if rm.datasets == nil {
 		rm.datasets = make(map[string]*dataset)
 	}
@@ -145,15 +145,17 @@ func (rm *ResourceManager) checkPartition(p ClusterPartition, totals map[string]
 }
 
 // dropPartitionsOf forgets the partitions tm holds, and the datasets left
-// without any.
-func (rm *ResourceManager) dropPartitionsOf(tm string) {
+// without any unless lost: a dataset whose partitions were all lost with
+// TaskManagers stays, incomplete, so that the next job that needs it says
+// it computes it again.
+func (rm *ResourceManager) dropPartitionsOf(tm string, lost bool) {
 	for id, d := range rm.datasets {
 		for i, p := range d.parts {
 			if p.TaskManager == tm {
 				delete(d.parts, i)
 			}
 		}
-		if len(d.parts) == 0 {
+		if len(d.parts) == 0 && !lost {
 			delete(rm.datasets, id)
 		}
 	}

@@ -107,7 +107,7 @@ func (rm *ResourceManager) lose(e TaskManagerLost) error {
 		return fmt.Errorf("%w: unknown TaskManager %s lost", ErrInvalid, e.ID)
 	}
 	rm.tms = slices.Delete(rm.tms, i, i+1)
-	rm.dropPartitionsOf(e.ID)
+	rm.dropPartitionsOf(e.ID, true)
 	for _, j := range rm.jobs {
 		n := len(j.held)
 		j.held = slices.DeleteFunc(j.held, func(s slots.ID) bool { return s.TaskManager == e.ID })

@@ -100,12 +100,12 @@ func TestReferencesWithinLead(t *testing.T) {
 		}
 		switch e.Kind {
 		case KindPerson:
-			if e.Person.ID != nextPerson {
-				t.Fatalf("event %d: person ID %d, want %d", n, e.Person.ID, nextPerson)
+			if e.Person().ID != nextPerson {
+				t.Fatalf("event %d: person ID %d, want %d", n, e.Person().ID, nextPerson)
 			}
 			nextPerson++
 		case KindAuction:
-			a := e.Auction
+			a := e.Auction()
 			if a.ID != nextAuction {
 				t.Fatalf("event %d: auction ID %d, want %d", n, a.ID, nextAuction)
 			}
@@ -118,7 +118,7 @@ func TestReferencesWithinLead(t *testing.T) {
 				t.Fatalf("event %d: bad auction %+v", n, a)
 			}
 		case KindBid:
-			b := e.Bid
+			b := e.Bid()
 			ref(n, "bidder", &bidders, b.Bidder, c.FirstPersonID, nextPerson, PersonIDLead)
 			ref(n, "bid auction", &bidAuctions, b.Auction, c.FirstAuctionID, nextAuction, AuctionIDLead)
 			if b.Price < 100 || b.Price > 100_000_000 {
@@ -187,10 +187,10 @@ func TestOutOfOrderGroups(t *testing.T) {
 		}
 		prev = ts
 		if e.Kind == KindPerson {
-			if seen[e.Person.ID] {
-				t.Fatalf("person %d twice", e.Person.ID)
+			if seen[e.Person().ID] {
+				t.Fatalf("person %d twice", e.Person().ID)
 			}
-			seen[e.Person.ID] = true
+			seen[e.Person().ID] = true
 		}
 	}
 	if len(seen) != 1001 { // 50_003 events: 1000 full cycles plus one person
@@ -253,13 +253,13 @@ func TestAverageSizes(t *testing.T) {
 		var size int
 		switch e.Kind {
 		case KindPerson:
-			p := e.Person
+			p := e.Person()
 			size = 8 + len(p.Name) + len(p.EmailAddress) + len(p.CreditCard) + len(p.City) + len(p.State) + len(p.Extra)
 		case KindAuction:
-			a := e.Auction
+			a := e.Auction()
 			size = 8 + len(a.ItemName) + len(a.Description) + 40 + len(a.Extra)
 		case KindBid:
-			size = 32 + len(e.Bid.Extra)
+			size = 32 + len(e.Bid().Extra)
 		}
 		sum[e.Kind] += float64(size)
 		num[e.Kind]++
@@ -283,15 +283,15 @@ func TestHotItems(t *testing.T) {
 		switch e.Kind {
 		case KindAuction:
 			auctions++
-			if e.Auction.Seller == c.hotSeller(n)+c.FirstPersonID {
+			if e.Auction().Seller == c.hotSeller(n)+c.FirstPersonID {
 				hotSeller++
 			}
 		case KindBid:
 			bids++
-			if e.Bid.Auction == c.hotAuction(n)+c.FirstAuctionID {
+			if e.Bid().Auction == c.hotAuction(n)+c.FirstAuctionID {
 				hotAuction++
 			}
-			if e.Bid.Bidder == c.hotBidder(n)+c.FirstPersonID {
+			if e.Bid().Bidder == c.hotBidder(n)+c.FirstPersonID {
 				hotBidder++
 			}
 		}

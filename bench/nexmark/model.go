@@ -65,39 +65,3 @@ func (k EventKind) String() string {
 	}
 	return "unknown"
 }
-
-// Event is one element of the Nexmark stream: a tagged union in which the
-// entity named by Kind is set and the other two are zero.
-//
-// The entities are plain values, not pointers, so generating an event
-// allocates nothing and leaves the garbage collector nothing to trace
-// (a pointer per event cost about a quarter of q0's CPU in GC). The strings
-// of a generated event are slices of shared, immutable text.
-type Event struct {
-	Kind    EventKind
-	Person  Person  `json:",omitzero"`
-	Auction Auction `json:",omitzero"`
-	Bid     Bid     `json:",omitzero"`
-}
-
-// IsPerson reports whether the event carries a Person.
-func (e Event) IsPerson() bool { return e.Kind == KindPerson }
-
-// IsAuction reports whether the event carries an Auction.
-func (e Event) IsAuction() bool { return e.Kind == KindAuction }
-
-// IsBid reports whether the event carries a Bid.
-func (e Event) IsBid() bool { return e.Kind == KindBid }
-
-// Timestamp returns the event time (ms since the Unix epoch) of the entity
-// the event carries.
-func (e Event) Timestamp() int64 {
-	switch e.Kind {
-	case KindPerson:
-		return e.Person.DateTime
-	case KindAuction:
-		return e.Auction.DateTime
-	default:
-		return e.Bid.DateTime
-	}
-}

@@ -22,7 +22,7 @@ func Q0(env *weir.Env, cfg nexmark.Config) weir.DataStream[reference.Q0Result] {
 func Q0Of(events weir.DataStream[nexmark.Event]) weir.DataStream[reference.Q0Result] {
 	bids := weir.FlatMap(events, func(e nexmark.Event, out weir.Collector[nexmark.Bid]) error {
 		if e.IsBid() {
-			out.Collect(e.Bid)
+			out.Collect(e.Bid())
 		}
 		return nil
 	}).Name("q0-bids")

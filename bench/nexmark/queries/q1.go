@@ -14,7 +14,7 @@ func Q1(env *weir.Env, cfg nexmark.Config) weir.DataStream[reference.Q1Row] {
 // Q1Of is Q1 over a given event stream.
 func Q1Of(events weir.DataStream[nexmark.Event]) weir.DataStream[reference.Q1Row] {
 	return weir.FlatMap(events, func(e nexmark.Event, out weir.Collector[reference.Q1Row]) error {
-		if b := e.Bid; e.IsBid() {
+		if b := e.Bid(); e.IsBid() {
 			out.Collect(reference.Q1Row{Auction: b.Auction, Bidder: b.Bidder, Price: reference.DollarsToEuros(b.Price), DateTime: b.DateTime})
 		}
 		return nil
@@ -30,7 +30,7 @@ func Q2(env *weir.Env, cfg nexmark.Config) weir.DataStream[reference.Q2Row] {
 // Q2Of is Q2 over a given event stream.
 func Q2Of(events weir.DataStream[nexmark.Event]) weir.DataStream[reference.Q2Row] {
 	return weir.FlatMap(events, func(e nexmark.Event, out weir.Collector[reference.Q2Row]) error {
-		if b := e.Bid; e.IsBid() && b.Auction%reference.Q2Modulus == 0 {
+		if b := e.Bid(); e.IsBid() && b.Auction%reference.Q2Modulus == 0 {
 			out.Collect(reference.Q2Row{Auction: b.Auction, Price: b.Price})
 		}
 		return nil

@@ -26,7 +26,7 @@ func Q3(env *weir.Env, cfg nexmark.Config) weir.DataStream[reference.Q3Row] {
 // Q3Of is Q3 over a given event stream.
 func Q3Of(events weir.DataStream[nexmark.Event]) weir.DataStream[reference.Q3Row] {
 	persons := weir.FlatMap(events, func(e nexmark.Event, out weir.Collector[q3Person]) error {
-		if p := e.Person; e.IsPerson() {
+		if p := e.Person(); e.IsPerson() {
 			if reference.Q3State(p.State) {
 				out.Collect(q3Person{ID: p.ID, Keep: true, Name: p.Name, City: p.City, State: p.State})
 			} else {
@@ -36,7 +36,7 @@ func Q3Of(events weir.DataStream[nexmark.Event]) weir.DataStream[reference.Q3Row
 		return nil
 	}).Name("q3-persons")
 	auctions := weir.FlatMap(events, func(e nexmark.Event, out weir.Collector[q3Auction]) error {
-		if a := e.Auction; e.IsAuction() && a.Category == reference.Q3Category {
+		if a := e.Auction(); e.IsAuction() && a.Category == reference.Q3Category {
 			out.Collect(q3Auction{ID: a.ID, Seller: a.Seller})
 		}
 		return nil

@@ -38,13 +38,13 @@ func (b q4Bid) better(best q4Bid) bool {
 // expiry.
 func WinningBids(events weir.DataStream[nexmark.Event]) weir.DataStream[reference.Winner] {
 	auctions := weir.FlatMap(events, func(e nexmark.Event, out weir.Collector[q4Auction]) error {
-		if a := e.Auction; e.IsAuction() {
+		if a := e.Auction(); e.IsAuction() {
 			out.Collect(q4Auction{ID: a.ID, Seller: a.Seller, Category: a.Category, DateTime: a.DateTime, Expires: a.Expires, Reserve: a.Reserve})
 		}
 		return nil
 	}).Name("q4-auctions")
 	bids := weir.FlatMap(events, func(e nexmark.Event, out weir.Collector[q4Bid]) error {
-		if b := e.Bid; e.IsBid() {
+		if b := e.Bid(); e.IsBid() {
 			out.Collect(q4Bid{Auction: b.Auction, Bidder: b.Bidder, Price: b.Price, DateTime: b.DateTime})
 		}
 		return nil

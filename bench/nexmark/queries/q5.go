@@ -20,7 +20,7 @@ func Q5(env *weir.Env, cfg nexmark.Config) weir.DataStream[reference.Q5Row] {
 func Q5Of(events weir.DataStream[nexmark.Event]) weir.DataStream[reference.Q5Row] {
 	auctions := weir.FlatMap(events, func(e nexmark.Event, out weir.Collector[int64]) error {
 		if e.IsBid() {
-			out.Collect(e.Bid.Auction)
+			out.Collect(e.Bid().Auction)
 		}
 		return nil
 	}).Name("q5-bids")

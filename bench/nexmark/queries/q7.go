@@ -19,7 +19,7 @@ func Q7(env *weir.Env, cfg nexmark.Config) weir.DataStream[reference.Q7Row] {
 // Q7Of is Q7 over a given event stream.
 func Q7Of(events weir.DataStream[nexmark.Event]) weir.DataStream[reference.Q7Row] {
 	bids := weir.FlatMap(events, func(e nexmark.Event, out weir.Collector[reference.Q7Row]) error {
-		if b := e.Bid; e.IsBid() {
+		if b := e.Bid(); e.IsBid() {
 			out.Collect(reference.Q7Row{Auction: b.Auction, Bidder: b.Bidder, Price: b.Price, DateTime: b.DateTime})
 		}
 		return nil

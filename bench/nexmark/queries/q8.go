@@ -32,13 +32,13 @@ func Q8(env *weir.Env, cfg nexmark.Config) weir.DataStream[reference.Q8Row] {
 // Q8Of is Q8 over a given event stream.
 func Q8Of(events weir.DataStream[nexmark.Event]) weir.DataStream[reference.Q8Row] {
 	persons := weir.FlatMap(events, func(e nexmark.Event, out weir.Collector[q8Person]) error {
-		if p := e.Person; e.IsPerson() {
+		if p := e.Person(); e.IsPerson() {
 			out.Collect(q8Person{ID: p.ID, Name: p.Name, DateTime: p.DateTime})
 		}
 		return nil
 	}).Name("q8-persons")
 	auctions := weir.FlatMap(events, func(e nexmark.Event, out weir.Collector[q8Auction]) error {
-		if a := e.Auction; e.IsAuction() {
+		if a := e.Auction(); e.IsAuction() {
 			out.Collect(q8Auction{Seller: a.Seller, DateTime: a.DateTime})
 		}
 		return nil

@@ -11,21 +11,21 @@ import (
 const T = nexmark.DefaultBaseTime
 
 func person(id int64, name, state string, ts int64) nexmark.Event {
-	return nexmark.Event{Kind: nexmark.KindPerson, Person: nexmark.Person{
+	return nexmark.PersonEvent(nexmark.Person{
 		ID: id, Name: name, City: "City of " + name, State: state, DateTime: ts,
-	}}
+	})
 }
 
 func auction(id, seller, category, ts, expires, reserve int64) nexmark.Event {
-	return nexmark.Event{Kind: nexmark.KindAuction, Auction: nexmark.Auction{
+	return nexmark.AuctionEvent(nexmark.Auction{
 		ID: id, Seller: seller, Category: category, DateTime: ts, Expires: expires, Reserve: reserve,
-	}}
+	})
 }
 
 func bid(auction, bidder, price, ts int64) nexmark.Event {
-	return nexmark.Event{Kind: nexmark.KindBid, Bid: nexmark.Bid{
+	return nexmark.BidEvent(nexmark.Bid{
 		Auction: auction, Bidder: bidder, Price: price, DateTime: ts,
-	}}
+	})
 }
 
 // generated returns the first n events of the default stream, with an

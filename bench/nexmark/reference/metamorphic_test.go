@@ -59,10 +59,10 @@ func naiveQ3(events iter.Seq[nexmark.Event]) []Q3Row {
 	var auctions []nexmark.Auction
 	for e := range events {
 		if e.IsPerson() {
-			persons = append(persons, e.Person)
+			persons = append(persons, e.Person())
 		}
 		if e.IsAuction() {
-			auctions = append(auctions, e.Auction)
+			auctions = append(auctions, e.Auction())
 		}
 	}
 	var out []Q3Row
@@ -82,10 +82,10 @@ func naiveWinningBids(events iter.Seq[nexmark.Event]) []Winner {
 	bids := map[int64][]*nexmark.Bid{}
 	for e := range events {
 		if e.IsAuction() {
-			auctions = append(auctions, &e.Auction)
+			auctions = append(auctions, new(e.Auction()))
 		}
 		if e.IsBid() {
-			bids[e.Bid.Auction] = append(bids[e.Bid.Auction], &e.Bid)
+			bids[e.Bid().Auction] = append(bids[e.Bid().Auction], new(e.Bid()))
 		}
 	}
 	var out []Winner
@@ -110,7 +110,7 @@ func naiveQ5(events iter.Seq[nexmark.Event]) []Q5Row {
 		if !e.IsBid() {
 			continue
 		}
-		b := e.Bid
+		b := e.Bid()
 		// Every slide-aligned start s with s <= t < s+size, found by scanning.
 		for s := WindowStart(b.DateTime, Q5Slide) - WindowSize; s <= b.DateTime; s += Q5Slide {
 			if s <= b.DateTime && b.DateTime < s+WindowSize {

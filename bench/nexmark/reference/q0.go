@@ -36,7 +36,7 @@ func Q0(events iter.Seq[nexmark.Event]) Q0Result {
 	for e := range events {
 		if e.IsBid() {
 			r.Bids++
-			r.Checksum += BidChecksum(&e.Bid)
+			r.Checksum += BidChecksum(new(e.Bid()))
 		}
 	}
 	return r

@@ -23,7 +23,7 @@ func DollarsToEuros(cents int64) int64 { return cents * 908 / 1000 }
 func Q1(events iter.Seq[nexmark.Event]) []Q1Row {
 	var out []Q1Row
 	for e := range events {
-		if b := e.Bid; e.IsBid() {
+		if b := e.Bid(); e.IsBid() {
 			out = append(out, Q1Row{Auction: b.Auction, Bidder: b.Bidder, Price: DollarsToEuros(b.Price), DateTime: b.DateTime})
 		}
 	}

@@ -23,7 +23,7 @@ type Q2Row struct {
 func Q2(events iter.Seq[nexmark.Event]) []Q2Row {
 	var out []Q2Row
 	for e := range events {
-		if b := e.Bid; e.IsBid() && b.Auction%Q2Modulus == 0 {
+		if b := e.Bid(); e.IsBid() && b.Auction%Q2Modulus == 0 {
 			out = append(out, Q2Row{Auction: b.Auction, Price: b.Price})
 		}
 	}

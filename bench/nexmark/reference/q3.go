@@ -39,7 +39,7 @@ func Q3(events iter.Seq[nexmark.Event]) []Q3Row {
 	for e := range events {
 		switch {
 		case e.IsPerson():
-			p := e.Person
+			p := e.Person()
 			var s *seller
 			if Q3State(p.State) {
 				s = &seller{p.Name, p.City, p.State}
@@ -50,7 +50,7 @@ func Q3(events iter.Seq[nexmark.Event]) []Q3Row {
 			delete(waiting, p.ID)
 			persons[p.ID] = s
 		case e.IsAuction():
-			a := e.Auction
+			a := e.Auction()
 			if a.Category != Q3Category {
 				continue
 			}

@@ -64,7 +64,7 @@ func WinningBids(events iter.Seq[nexmark.Event]) []Winner {
 	for e := range events {
 		switch {
 		case e.IsAuction():
-			a := e.Auction // only auctions and bids kept for later are copied to the heap
+			a := e.Auction() // only auctions and bids kept for later are copied to the heap
 			s := get(a.ID)
 			s.auction = &a
 			for _, b := range s.early {
@@ -72,7 +72,7 @@ func WinningBids(events iter.Seq[nexmark.Event]) []Winner {
 			}
 			s.early = nil
 		case e.IsBid():
-			b := e.Bid
+			b := e.Bid()
 			s := get(b.Auction)
 			if s.auction == nil {
 				s.early = append(s.early, &b)

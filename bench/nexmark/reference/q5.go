@@ -32,7 +32,7 @@ func hotItems(events iter.Seq[nexmark.Event], size, slide int64) []Q5Row {
 		if !e.IsBid() {
 			continue
 		}
-		b := &e.Bid
+		b := e.Bid()
 		p := WindowStart(b.DateTime, slide)
 		counts := panes[p]
 		if counts == nil {

@@ -28,7 +28,7 @@ func Q7(events iter.Seq[nexmark.Event]) []Q7Row {
 		if !e.IsBid() {
 			continue
 		}
-		b := &e.Bid
+		b := e.Bid()
 		start := WindowStart(b.DateTime, WindowSize)
 		w := windows[start]
 		if w == nil {

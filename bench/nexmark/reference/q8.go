@@ -40,11 +40,11 @@ func Q8(events iter.Seq[nexmark.Event]) []Q8Row {
 	for e := range events {
 		switch {
 		case e.IsPerson():
-			p := e.Person
+			p := e.Person()
 			s := get(key{WindowStart(p.DateTime, WindowSize), p.ID})
 			s.person, s.name = true, p.Name
 		case e.IsAuction():
-			a := e.Auction
+			a := e.Auction()
 			get(key{WindowStart(a.DateTime, WindowSize), a.Seller}).auctioned = true
 		}
 	}

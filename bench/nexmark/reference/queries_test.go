@@ -16,9 +16,8 @@ func TestQ0(t *testing.T) {
 		person(1000, "p", "OR", T),
 		auction(1000, 1000, 10, T+1, T+100, 0),
 		bid(1000, 1000, 50, T+2),
-		bid(1000, 1001, 70, T+3),
+		nexmark.BidEvent(nexmark.Bid{Auction: 1000, Bidder: 1001, Price: 70, DateTime: T + 3, Extra: "xyz"}), // its Extra's length counts
 	}
-	events[3].Bid.Extra = "xyz" // its length counts
 	// Persons and auctions do not pass through.
 	want := Q0Result{
 		Bids:     2,

@@ -60,7 +60,7 @@ type q3Seller struct{ Name, City, State string }
 type q3SellersFn struct{}
 
 func (q3SellersFn) ProcessElement(e nexmark.Event, emit func(int64, q3Seller)) {
-	if p := e.Person; e.IsPerson() && reference.Q3State(p.State) {
+	if p := e.Person(); e.IsPerson() && reference.Q3State(p.State) {
 		emit(p.ID, q3Seller{Name: p.Name, City: p.City, State: p.State})
 	}
 }
@@ -68,7 +68,7 @@ func (q3SellersFn) ProcessElement(e nexmark.Event, emit func(int64, q3Seller)) {
 type q3AuctionsFn struct{}
 
 func (q3AuctionsFn) ProcessElement(e nexmark.Event, emit func(int64, int64)) {
-	if a := e.Auction; e.IsAuction() && a.Category == reference.Q3Category {
+	if a := e.Auction(); e.IsAuction() && a.Category == reference.Q3Category {
 		emit(a.Seller, a.ID)
 	}
 }
@@ -104,7 +104,7 @@ type q4Bid struct{ Bidder, Price, DateTime int64 }
 type q4AuctionsFn struct{}
 
 func (q4AuctionsFn) ProcessElement(e nexmark.Event, emit func(int64, q4Auction)) {
-	if a := e.Auction; e.IsAuction() {
+	if a := e.Auction(); e.IsAuction() {
 		emit(a.ID, q4Auction{DateTime: a.DateTime, Expires: a.Expires, Reserve: a.Reserve, Category: a.Category})
 	}
 }
@@ -112,7 +112,7 @@ func (q4AuctionsFn) ProcessElement(e nexmark.Event, emit func(int64, q4Auction))
 type q4BidsFn struct{}
 
 func (q4BidsFn) ProcessElement(e nexmark.Event, emit func(int64, q4Bid)) {
-	if b := e.Bid; e.IsBid() {
+	if b := e.Bid(); e.IsBid() {
 		emit(b.Auction, q4Bid{Bidder: b.Bidder, Price: b.Price, DateTime: b.DateTime})
 	}
 }
@@ -170,7 +170,7 @@ func Q4(s beam.Scope, events beam.PCollection) beam.PCollection {
 type q8PersonsFn struct{}
 
 func (q8PersonsFn) ProcessElement(e nexmark.Event, emit func(int64, string)) {
-	if p := e.Person; e.IsPerson() {
+	if p := e.Person(); e.IsPerson() {
 		emit(p.ID, p.Name)
 	}
 }
@@ -178,7 +178,7 @@ func (q8PersonsFn) ProcessElement(e nexmark.Event, emit func(int64, string)) {
 type q8AuctionsFn struct{}
 
 func (q8AuctionsFn) ProcessElement(e nexmark.Event, emit func(int64, int64)) {
-	if a := e.Auction; e.IsAuction() {
+	if a := e.Auction(); e.IsAuction() {
 		emit(a.Seller, a.ID)
 	}
 }

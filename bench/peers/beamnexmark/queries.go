@@ -91,7 +91,7 @@ func (q0Fn) CreateAccumulator() reference.Q0Result { return reference.Q0Result{}
 func (q0Fn) AddInput(a reference.Q0Result, e nexmark.Event) reference.Q0Result {
 	if e.IsBid() {
 		a.Bids++
-		a.Checksum += reference.BidChecksum(&e.Bid)
+		a.Checksum += reference.BidChecksum(new(e.Bid()))
 	}
 	return a
 }
@@ -106,7 +106,7 @@ func Q0(s beam.Scope, events beam.PCollection) beam.PCollection {
 type q1Fn struct{}
 
 func (q1Fn) ProcessElement(e nexmark.Event, emit func(reference.Q1Row)) {
-	if b := e.Bid; e.IsBid() {
+	if b := e.Bid(); e.IsBid() {
 		emit(reference.Q1Row{Auction: b.Auction, Bidder: b.Bidder, Price: reference.DollarsToEuros(b.Price), DateTime: b.DateTime})
 	}
 }
@@ -119,7 +119,7 @@ func Q1(s beam.Scope, events beam.PCollection) beam.PCollection {
 type q2Fn struct{}
 
 func (q2Fn) ProcessElement(e nexmark.Event, emit func(reference.Q2Row)) {
-	if b := e.Bid; e.IsBid() && b.Auction%reference.Q2Modulus == 0 {
+	if b := e.Bid(); e.IsBid() && b.Auction%reference.Q2Modulus == 0 {
 		emit(reference.Q2Row{Auction: b.Auction, Price: b.Price})
 	}
 }
@@ -133,7 +133,7 @@ func Q2(s beam.Scope, events beam.PCollection) beam.PCollection {
 type bidsFn struct{}
 
 func (bidsFn) ProcessElement(t beam.EventTime, e nexmark.Event, emit func(beam.EventTime, reference.Q7Row)) {
-	if b := e.Bid; e.IsBid() {
+	if b := e.Bid(); e.IsBid() {
 		emit(t, reference.Q7Row{Auction: b.Auction, Bidder: b.Bidder, Price: b.Price, DateTime: b.DateTime})
 	}
 }
@@ -194,7 +194,7 @@ func Q7(s beam.Scope, events beam.PCollection) beam.PCollection {
 type bidAuctionFn struct{}
 
 func (bidAuctionFn) ProcessElement(t beam.EventTime, e nexmark.Event, emit func(beam.EventTime, int64)) {
-	if b := e.Bid; e.IsBid() {
+	if b := e.Bid(); e.IsBid() {
 		emit(t, b.Auction)
 	}
 }

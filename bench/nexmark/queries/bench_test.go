@@ -3,6 +3,7 @@ package queries
 import (
 	"context"
 	"reflect"
+	"runtime/pprof"
 	"slices"
 	"testing"
 	"time"
@@ -22,6 +23,11 @@ const benchEvents = 1_000_000
 // differs from the reference's. The engine's time includes generating the
 // events, collecting the results into one subtask and sorting them; the
 // reference's includes its final sort but not generating the events.
+//
+// Under -cpuprofile the samples of the engine's goroutines carry the label
+// run=engine and the reference's run=reference, so that
+// `go tool pprof -tagfocus run=engine` shows the engine alone (without the
+// set-up that collects the events and without the reference).
 func BenchmarkQueries(b *testing.B) {
 	cfg := nexmark.DefaultConfig()
 	cfg.NumEvents = benchEvents
@@ -30,13 +36,20 @@ func BenchmarkQueries(b *testing.B) {
 		b.Run(q.name, func(b *testing.B) {
 			var engine, ref time.Duration
 			for range b.N {
+				var want any
 				start := time.Now()
-				want := q.want(slices.Values(events))
+				pprof.Do(context.Background(), pprof.Labels("run", "reference"), func(context.Context) {
+					want = q.want(slices.Values(events))
+				})
 				ref += time.Since(start)
 				ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 				env := weir.NewEnv(weir.WithParallelism(2))
+				var got any
+				var err error
 				start = time.Now()
-				got, err := q.run(ctx, Source(env, cfg, SourceOptions{}))
+				pprof.Do(ctx, pprof.Labels("run", "engine"), func(ctx context.Context) {
+					got, err = q.run(ctx, Source(env, cfg, SourceOptions{}))
+				})
 				engine += time.Since(start)
 				cancel()
 				if err != nil {

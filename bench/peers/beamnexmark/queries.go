@@ -51,6 +51,18 @@ func init() {
 	register.DoFn1x0[beam.T](&collectFn{})
 	beam.RegisterType(reflect.TypeOf((*Shard)(nil)).Elem())
 	beam.RegisterType(reflect.TypeOf((*q5Count)(nil)).Elem())
+	// Event's fields are unexported (a flat union read through methods), so
+	// Beam's schema coder cannot see them: it goes as its binary encoding.
+	beam.RegisterCoder(reflect.TypeOf(nexmark.Event{}), encodeEvent, decodeEvent)
+}
+
+// encodeEvent and decodeEvent are Event's Beam coder.
+func encodeEvent(e nexmark.Event) ([]byte, error) { return e.MarshalBinary() }
+
+func decodeEvent(b []byte) (nexmark.Event, error) {
+	var e nexmark.Event
+	err := e.UnmarshalBinary(b)
+	return e, err
 }
 
 // Shard is a range [Lo, Hi) of stream positions one genFn call generates.

@@ -17,12 +17,13 @@ import (
 // The web dashboard, in a headless browser, against a JobManager process
 // with two TaskManager processes and a running job (see browser_test.go).
 
-// dashboardJob starts a cluster of a JobManager and two TaskManagers of
-// two slots, and a throttled sequence job on it with checkpoints; it
-// returns the JobManager's REST API as a restJob of that job.
-func dashboardJob(t *testing.T) *restJob {
+// dashboardJob starts a cluster of a JobManager (with jmFlags) and two
+// TaskManagers of two slots, and a throttled sequence job on it at
+// parallelism 2 with checkpoints; it returns the JobManager's REST API as
+// a restJob of that job.
+func dashboardJob(t *testing.T, jmFlags ...string) *restJob {
 	t.Helper()
-	c := startCluster(t, t.TempDir())
+	c := startCluster(t, t.TempDir(), jmFlags...)
 	c.startTaskManager(t, "2")
 	c.startTaskManager(t, "2")
 	r := runWeir(t, "run", "--jobmanager", c.rest, "--detach", "--parallelism", "2", "--checkpoint-interval", "200ms",

@@ -51,11 +51,30 @@ export async function exceptions(jobId, box) {
     box.replaceChildren(h("h2", {}, "Root exception"), ex["root-exception"] ? h("pre", { id: "root-exception", class: "stack" }, ex["root-exception"]) : h("p", {}, "The job has not failed."), h("h2", {}, "Exception history"), entries.length === 0 ? h("p", { id: "no-exceptions" }, "No exception.") :
         h("div", { id: "exception-history" }, ...entries.map((e) => h("details", { class: "exception" }, h("summary", {}, h("span", { class: "time" }, f.time(e.timestamp)), " ", h("b", { class: "task" }, e.taskName ?? "(job)"), " ", e.endpoint ? h("span", { class: "endpoint" }, e.endpoint) : "", " ", h("span", { class: "error-text" }, e.exceptionName)), h("pre", { class: "stack" }, e.stacktrace)))));
 }
-/** scheduler draws the scheduler tab: the job's states over time and, where the server has them, its resource requirements. */
+/** rescaleChanges writes a rescale's parallelism per vertex, "name 2 → 1", one vertex a line. */
+function rescaleChanges(r, names) {
+    const changed = new Set([...Object.keys(r.from), ...Object.keys(r.to)]);
+    const ids = [...[...names.keys()].filter((id) => changed.has(id)), ...[...changed].filter((id) => !names.has(id))];
+    return h("div", { class: "changes" }, ...ids.map((id) => h("div", { class: "change", "data-vertex-id": id, "data-from": r.from[id], "data-to": r.to[id] }, `${names.get(id) ?? id} ${f.num(r.from[id])} → ${f.num(r.to[id])}`)));
+}
+/** rescaleRow is a rescale of the history: when, the parallelism before and after, why, how long it took. */
+function rescaleRow(r, names) {
+    const done = r.duration >= 0;
+    return row({ class: "rescale", "data-reason": r.reason, "data-duration": r.duration, "data-timestamp": r.timestamp }, f.time(r.timestamp), rescaleChanges(r, names), r.reason, done ? f.duration(r.duration) : h("span", { class: "state state-in_progress" }, "in progress"));
+}
+/**
+ * scheduler draws the scheduler tab: the job's and the adaptive
+ * scheduler's states, its rescales and, where the server has them, its
+ * resource requirements.
+ */
 export async function scheduler(job, box, formBox, loaded) {
     const states = Object.entries(job.timestamps ?? {}).filter(([, t]) => t > 0).sort((a, b) => a[1] - b[1]);
-    box.replaceChildren(h("h2", {}, "Job state"), kv("scheduler-state", [["State", h("span", { class: f.stateClass(job.state) }, job.state)], ["Job type", job["job-type"] ?? f.NONE],
-        ["Max parallelism", f.num(job.maxParallelism)]]), h("h2", {}, "State transitions"), table("state-history", ["State", "Since"], states.map(([s, t]) => row({}, h("span", { class: f.stateClass(s) }, s), f.time(t))), "none"), h("h2", {}, "Parallelism"), table("vertex-parallelism", ["Vertex", "Parallelism", "Max parallelism"], job.vertices.map((v) => row({}, v.name, f.num(v.parallelism), f.num(v.maxParallelism)))));
+    const names = new Map(job.vertices.map((v) => [v.id, v.name]));
+    const rescales = [...(job.rescales ?? [])].reverse();
+    const adaptive = job["scheduler-state"];
+    box.replaceChildren(h("h2", {}, "Job state"), kv("scheduler-state", [["State", h("span", { class: f.stateClass(job.state) }, job.state)],
+        ["Adaptive scheduler", adaptive ? h("span", { id: "adaptive-state", class: f.stateClass(adaptive) }, adaptive) : "not in use"],
+        ["Job type", job["job-type"] ?? f.NONE], ["Max parallelism", f.num(job.maxParallelism)]]), h("h2", {}, "State transitions"), table("state-history", ["State", "Since"], states.map(([s, t]) => row({}, h("span", { class: f.stateClass(s) }, s), f.time(t))), "none"), h("h2", {}, "Parallelism"), table("vertex-parallelism", ["Vertex", "Parallelism", "Max parallelism"], job.vertices.map((v) => row({ "data-vertex-id": v.id, "data-parallelism": v.parallelism }, v.name, f.num(v.parallelism), f.num(v.maxParallelism)))), h("h2", {}, "Rescales"), table("rescale-history", ["Time", "Parallelism", "Reason", "Took"], rescales.map((r) => rescaleRow(r, names)), adaptive ? "no rescale yet" : "none (the job is not on the adaptive scheduler)"));
     // The form is built once (a refresh must not lose what was typed), and
     // only when the server answers GET resource-requirements.
     if (loaded.done)
@@ -64,7 +83,7 @@ export async function scheduler(job, box, formBox, loaded) {
     loaded.done = true;
     formBox.replaceChildren(h("h2", {}, "Resource requirements"), req === undefined
         ? h("p", {}, "This server does not serve the job's resource requirements.")
-        : resourceForm(job.jid, req, new Map(job.vertices.map((v) => [v.id, v.name]))));
+        : resourceForm(job.jid, req, names));
 }
 /** configuration draws the configuration tab. */
 export async function configuration(jobId, box) {

@@ -62,6 +62,24 @@ export interface JobDetails {
   now?: number;
   timestamps?: Record<string, number>;
   vertices: VertexDetails[];
+  /** Weir's, for a job on the adaptive scheduler: its state ("Executing"). */
+  "scheduler-state"?: string;
+  /** Weir's, for a job on the adaptive scheduler: its rescales, oldest first. */
+  rescales?: Rescale[];
+}
+
+/**
+ * Rescale is one rescale of a job on the adaptive scheduler: each vertex's
+ * parallelism before and after by vertex id, why, when (epoch ms) and how
+ * long it took (ms from the decision to the new generation executing; -1
+ * while in progress).
+ */
+export interface Rescale {
+  from: Record<string, number>;
+  to: Record<string, number>;
+  reason: string;
+  timestamp: number;
+  duration: number;
 }
 
 export interface PlanInput {

@@ -99,7 +99,8 @@ export function jobPage(jobId: string, tab: string): View {
       replace(header,
         h("h1", {}, job.name, " ", h("span", { id: "job-state", class: f.stateClass(job.state) }, job.state)),
         h("div", { class: "meta" }, "Job ", h("code", { id: "job-id" }, job.jid), ` · ${job["job-type"] ?? ""} · started ${f.time(job["start-time"])} · ` +
-          `${isTerminal(job.state) ? "ran" : "running for"} ${f.duration(job.duration)}`));
+          `${isTerminal(job.state) ? "ran" : "running for"} ${f.duration(job.duration)}`,
+          ...(job["scheduler-state"] ? [" · adaptive scheduler ", h("span", { id: "job-scheduler-state", class: f.stateClass(job["scheduler-state"]) }, job["scheduler-state"])] : [])));
       await showFailure(job, failure);
       switch (tab) {
         case "overview":

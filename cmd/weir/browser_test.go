@@ -123,8 +123,10 @@ func (b *browser) screenshot(name string) {
 	if dir == "" {
 		dir = b.t.TempDir()
 	}
-	// Quality 100 is a PNG; below it Chromium writes JPEG.
-	buf, err := chromedp.Run(b.ctx, chromedp.FullScreenshot(100))
+	// The whole document as PNG, clipped to the root element's box as it
+	// is when taken: chromedp.FullScreenshot leaves the clip to Chromium,
+	// which cut a tall page at the window's height now and then.
+	buf, err := chromedp.Run(b.ctx, chromedp.Screenshot(chromedp.CSS("html")))
 	if err != nil {
 		b.t.Fatalf("screenshot %s: %v", name, err)
 	}

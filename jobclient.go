@@ -86,6 +86,7 @@ func (e *Env) submit(ctx context.Context, name string, sinks []*graph.Transforma
 	jctx, cancel := context.WithCancelCause(ctx)
 	job, err := e.runner.Submit(jctx, jg, runner.Config{
 		JobID:            jobID,
+		JobName:          name,
 		TaskManagers:     e.opts.TaskManagers,
 		Slots:            e.opts.SlotsPerTaskManager,
 		NetworkMemory:    e.opts.NetworkMemory,

@@ -7,7 +7,10 @@ import (
 	"strings"
 	"testing"
 
+	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
+
+	"github.com/weir-engine/weir/internal/rest/api"
 )
 
 // tmMetricsLine is the line of `weir taskmanager --metrics-addr` that
@@ -16,8 +19,10 @@ var tmMetricsLine = regexp.MustCompile(`taskmanager \S+: metrics at (http://\S+)
 
 // The Prometheus endpoints of the cluster processes: the JobManager's on
 // its REST address and each TaskManager's on --metrics-addr parse with
-// Prometheus' text parser, carry Flink's names and labels, and their
-// record counters grow while a job runs on two TaskManager processes.
+// Prometheus' text parser, carry Flink's names and labels (the job's name
+// as well as its id, which the deployments carry to the TaskManagers),
+// and their record counters grow while a job runs on two TaskManager
+// processes.
 func TestClusterPrometheusMetrics(t *testing.T) {
 	c := startCluster(t, t.TempDir())
 	var tms []*restJob
@@ -32,6 +37,11 @@ func TestClusterPrometheusMetrics(t *testing.T) {
 	}
 	id := strings.TrimSpace(r.stdout)
 	jm := &restJob{base: "http://" + c.rest, id: id}
+	var d api.JobDetails
+	jm.get(t, "/jobs/"+id, &d)
+	if d.Name == "" {
+		t.Fatalf("job %s has no name: %+v", id, d)
+	}
 	for i, tm := range tms {
 		tm.id = id
 		for name, j := range map[string]*restJob{"jobmanager": jm, fmt.Sprintf("taskmanager %d", i): tm} {
@@ -51,9 +61,15 @@ func TestClusterPrometheusMetrics(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, name := range []string{"busyTimeMsPerSecond", "idleTimeMsPerSecond", "backPressuredTimeMsPerSecond", "currentInputWatermark"} {
-			if n := len(families["flink_taskmanager_job_task_"+name].GetMetric()); n == 0 {
+		for _, name := range []string{"numRecordsOut", "busyTimeMsPerSecond", "idleTimeMsPerSecond", "backPressuredTimeMsPerSecond", "currentInputWatermark"} {
+			ms := families["flink_taskmanager_job_task_"+name].GetMetric()
+			if len(ms) == 0 {
 				t.Errorf("taskmanager %d: no flink_taskmanager_job_task_%s", i, name)
+			}
+			for _, m := range ms {
+				if l := labelsOf(m); l["job_id"] != id || l["job_name"] != d.Name {
+					t.Errorf("taskmanager %d: flink_taskmanager_job_task_%s labelled %v, want job_id %s and job_name %q", i, name, l, id, d.Name)
+				}
 			}
 		}
 	}
@@ -79,4 +95,13 @@ func metricsBase(t *testing.T, p *proc) string {
 			t.Fatalf("the taskmanager ended without a metrics address: %s", stderr)
 		}
 	}
+}
+
+// labelsOf maps a metric's label names to their values.
+func labelsOf(m *dto.Metric) map[string]string {
+	out := make(map[string]string, len(m.GetLabel()))
+	for _, l := range m.GetLabel() {
+		out[l.GetName()] = l.GetValue()
+	}
+	return out
 }

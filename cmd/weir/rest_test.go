@@ -361,10 +361,7 @@ func sourceRecordsOut(t *testing.T, j *restJob) float64 {
 	}
 	var sum float64
 	for _, m := range families["flink_taskmanager_job_task_numRecordsOut"].GetMetric() {
-		labels := map[string]string{}
-		for _, l := range m.GetLabel() {
-			labels[l.GetName()] = l.GetValue()
-		}
+		labels := labelsOf(m)
 		if labels["job_id"] == j.id && labels["task_name"] == "source-k" && labels["subtask_index"] != "" {
 			sum += m.GetGauge().GetValue()
 		}

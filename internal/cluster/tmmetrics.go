@@ -22,7 +22,7 @@ func subtaskJobs(running []taskmanager.RunningSubtask) []rest.JobInfo {
 	var out []rest.JobInfo
 	for _, r := range running {
 		if len(out) == 0 || out[len(out)-1].ID != r.JobID {
-			out = append(out, rest.JobInfo{ID: r.JobID})
+			out = append(out, rest.JobInfo{ID: r.JobID, Name: r.JobName})
 		}
 		j := &out[len(out)-1]
 		id := r.Report.ID

@@ -20,6 +20,7 @@ func (jm *JobMaster) descriptor(gen int, id graph.SubtaskID, slot slots.ID, init
 		JobMasterAddress: jm.address,
 		Restore:          rpc.TaskRestore(init.Restore),
 		StateBackend:     rpc.StateBackend(jm.opts.StateBackend),
+		JobName:          jm.opts.JobName,
 	}
 	d.Restore.CheckpointId, d.Restore.FinishedOnRestore = init.LastCheckpointID, init.FinishedOnRestore
 	for _, e := range v.Inputs {

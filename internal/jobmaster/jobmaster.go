@@ -129,6 +129,9 @@ type Options struct {
 	// adaptive.go), configured by Adaptive.
 	Scheduler string
 	Adaptive  adaptive.Options
+	// JobName is the job's name, which its deployments carry (Flink's
+	// JobInformation) for the labels of the TaskManagers' metrics.
+	JobName string
 	// Address is where the JobMaster's gateway is served and reached by
 	// its TaskManagers (default "jobmaster/<job id>", an rpc.Local
 	// address); a JobManager process gives the address of its RPC port.

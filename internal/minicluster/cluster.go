@@ -279,8 +279,8 @@ func (c *Cluster) jobMasterOptions(jobID string, o JobOptions) jobmaster.Options
 		Scheduler: o.Scheduler, Adaptive: o.Adaptive,
 		Channels: network.Sizing{Credit: o.Credit, Backlog: o.Backlog},
 		RPC:      c.transport, Functions: c.functions, Registered: o.Registered,
-		StateBackend: o.StateBackend,
-		Address:      c.jobMasterAddress(jobID),
+		StateBackend: o.StateBackend, JobName: o.JobName,
+		Address: c.jobMasterAddress(jobID),
 	}
 }
 

@@ -44,6 +44,8 @@ type JobOptions struct {
 	// Scheduler and Adaptive: see jobmaster.Options.
 	Scheduler string
 	Adaptive  adaptive.Options
+	// JobName: see jobmaster.Options.JobName.
+	JobName string
 }
 
 // Job is a job running on a cluster.

@@ -60,6 +60,8 @@ type Options struct {
 	// Scheduler and Adaptive: see jobmaster.Options.
 	Scheduler string
 	Adaptive  adaptive.Options
+	// JobName: see jobmaster.Options.JobName.
+	JobName string
 }
 
 // Validate reports options that size nothing: a negative count or size.
@@ -106,7 +108,8 @@ func (o Options) cluster() ClusterOptions {
 // job is the part of o that configures the job of a one-job run.
 func (o Options) job() JobOptions {
 	return JobOptions{Credit: o.Credit, Backlog: o.Backlog, Restart: o.Restart, Checkpoints: o.Checkpoints,
-		RestoreFrom: o.RestoreFrom, AllowNonRestored: o.AllowNonRestored, Registered: o.Registered, Scheduler: o.Scheduler, Adaptive: o.Adaptive}
+		RestoreFrom: o.RestoreFrom, AllowNonRestored: o.AllowNonRestored, Registered: o.Registered, Scheduler: o.Scheduler, Adaptive: o.Adaptive,
+		JobName: o.JobName}
 }
 
 // Run starts a mini-cluster sized for jg, runs the job, and tears the

@@ -42,6 +42,7 @@ func (Embedded) Submit(ctx context.Context, jg *graph.JobGraph, cfg Config) (Job
 		Builder:          cfg.Builder,
 		Scheduler:        cfg.scheduler(jg),
 		Adaptive:         adaptive.Options{Mode: adaptive.Mode(cfg.SchedulerMode)},
+		JobName:          cfg.JobName,
 	})
 	return &clusterJob{Job: job, cleanup: cleanup}, nil
 }

@@ -66,6 +66,9 @@ const (
 type Config struct {
 	// JobID is the job's id (32 lower-case hex characters).
 	JobID string
+	// JobName is the job's name, which its deployments carry for the
+	// labels of the TaskManagers' metrics.
+	JobName string
 	// TaskManagers and Slots size the cluster (0: defaults).
 	TaskManagers, Slots int
 	// NetworkMemory is the bytes of network buffers per TaskManager (0:

@@ -58,6 +58,7 @@ func (s Session) Submit(ctx context.Context, jg *graph.JobGraph, cfg Config) (Jo
 		StateBackend:     jobStateBackend(cfg.StateBackend),
 		Scheduler:        Config{Scheduler: s.Scheduler}.scheduler(jg),
 		Adaptive:         s.Adaptive,
+		JobName:          cfg.JobName,
 	})
 	return &clusterJob{Job: job, cleanup: cleanup}, nil
 }

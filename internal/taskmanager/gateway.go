@@ -100,7 +100,7 @@ func (g *Gateway) deployment(d *rpcpb.TaskDeploymentDescriptor) (_ Deployment, r
 		init.Checkpoints = &gatewayResponder{jm: jm, task: key, log: g.tm.log.With("task", id)}
 	}
 	return Deployment{
-		JobID: jobID, Generation: gen, Graph: jg, ID: id, Slot: rpc.FromSlotID(d.GetSlot()), Channels: rpc.FromSizing(d.GetChannels()),
+		JobID: jobID, JobName: d.GetJobName(), Generation: gen, Graph: jg, ID: id, Slot: rpc.FromSlotID(d.GetSlot()), Channels: rpc.FromSizing(d.GetChannels()),
 		Init: init, StateBackend: rpc.FromStateBackend(d.GetStateBackend()),
 		Report: func(r Report) {
 			if r.State.Terminal() {

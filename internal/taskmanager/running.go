@@ -8,9 +8,9 @@ import (
 // RunningSubtask is a subtask running on the TaskManager, with its last
 // report (counters and load): what the TaskManager's own metrics show.
 type RunningSubtask struct {
-	JobID      string
-	VertexName string
-	Report     Report
+	JobID, JobName string
+	VertexName     string
+	Report         Report
 }
 
 // Running lists the subtasks that run and have reported, by job, vertex
@@ -20,7 +20,7 @@ func (tm *TaskManager) Running() []RunningSubtask {
 	out := make([]RunningSubtask, 0, len(tm.mu.running))
 	for k, rt := range tm.mu.running {
 		if r := rt.reports.lastReport(); !r.Now.IsZero() {
-			out = append(out, RunningSubtask{JobID: k.job, VertexName: rt.vertexName, Report: r})
+			out = append(out, RunningSubtask{JobID: k.job, JobName: rt.jobName, VertexName: rt.vertexName, Report: r})
 		}
 	}
 	tm.mu.Unlock()

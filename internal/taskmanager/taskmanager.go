@@ -32,7 +32,9 @@ import (
 
 // Deployment is a subtask to run in one of this TaskManager's slots.
 type Deployment struct {
-	JobID      string
+	JobID string
+	// JobName is the job's name, for the labels of the metrics.
+	JobName    string
 	Generation int
 	Graph      *graph.JobGraph
 	ID         graph.SubtaskID
@@ -91,6 +93,7 @@ type runningTask struct {
 	task       *task.Task
 	reports    *reporter
 	vertexName string
+	jobName    string
 }
 
 type taskKey struct {
@@ -220,7 +223,7 @@ func (tm *TaskManager) Submit(d Deployment) error {
 		return refused
 	}
 	reports := &reporter{send: d.Report, metrics: &t.Metrics, id: d.ID, generation: d.Generation}
-	tm.mu.running[key] = &runningTask{cancel: cancel, task: t, reports: reports, vertexName: desc.Vertex.Name}
+	tm.mu.running[key] = &runningTask{cancel: cancel, task: t, reports: reports, vertexName: desc.Vertex.Name, jobName: d.JobName}
 	tm.wg.Add(1)
 	tm.mu.Unlock()
 

@@ -402,7 +402,10 @@ type TaskDeploymentDescriptor struct {
 	JobMasterAddress string `protobuf:"bytes,9,opt,name=job_master_address,json=jobMasterAddress,proto3" json:"job_master_address,omitempty"`
 	// The job's state backend (Flink's state.backend.type of the job's
 	// configuration); absent: the TaskManager's own default.
-	StateBackend  *StateBackendConfig `protobuf:"bytes,10,opt,name=state_backend,json=stateBackend,proto3" json:"state_backend,omitempty"`
+	StateBackend *StateBackendConfig `protobuf:"bytes,10,opt,name=state_backend,json=stateBackend,proto3" json:"state_backend,omitempty"`
+	// The job's name (Flink's JobInformation.jobName), for the labels of
+	// the TaskManager's metrics.
+	JobName       string `protobuf:"bytes,11,opt,name=job_name,json=jobName,proto3" json:"job_name,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -505,6 +508,13 @@ func (x *TaskDeploymentDescriptor) GetStateBackend() *StateBackendConfig {
 		return x.StateBackend
 	}
 	return nil
+}
+
+func (x *TaskDeploymentDescriptor) GetJobName() string {
+	if x != nil {
+		return x.JobName
+	}
+	return ""
 }
 
 // StateBackendConfig is where a job's keyed operators keep their state.
@@ -718,7 +728,7 @@ const file_weir_rpc_v1_deployment_proto_rawDesc = "" +
 	"\blocation\x18\x05 \x01(\tR\blocation\x12\x1a\n" +
 	"\breusable\x18\x06 \x01(\bR\breusable\x12:\n" +
 	"\toperators\x18\a \x03(\v2\x1c.weir.rpc.v1.OperatorRestoreR\toperators\x12>\n" +
-	"\rchannel_state\x18\b \x03(\v2\x19.weir.rpc.v1.StreamHandleR\fchannelStateJ\x04\b\x03\x10\x04J\x04\b\x04\x10\x05R\x05stateR\fembedded_ref\"\xc8\x04\n" +
+	"\rchannel_state\x18\b \x03(\v2\x19.weir.rpc.v1.StreamHandleR\fchannelStateJ\x04\b\x03\x10\x04J\x04\b\x04\x10\x05R\x05stateR\fembedded_ref\"\xe3\x04\n" +
 	"\x18TaskDeploymentDescriptor\x12(\n" +
 	"\x04task\x18\x01 \x01(\v2\x14.weir.rpc.v1.TaskKeyR\x04task\x12'\n" +
 	"\x04slot\x18\x02 \x01(\v2\x13.weir.rpc.v1.SlotIdR\x04slot\x125\n" +
@@ -730,7 +740,8 @@ const file_weir_rpc_v1_deployment_proto_rawDesc = "" +
 	"\arestore\x18\b \x01(\v2\x18.weir.rpc.v1.TaskRestoreR\arestore\x12,\n" +
 	"\x12job_master_address\x18\t \x01(\tR\x10jobMasterAddress\x12D\n" +
 	"\rstate_backend\x18\n" +
-	" \x01(\v2\x1f.weir.rpc.v1.StateBackendConfigR\fstateBackend\"N\n" +
+	" \x01(\v2\x1f.weir.rpc.v1.StateBackendConfigR\fstateBackend\x12\x19\n" +
+	"\bjob_name\x18\v \x01(\tR\ajobName\"N\n" +
 	"\x12StateBackendConfig\x12\x16\n" +
 	"\x06pebble\x18\x01 \x01(\bR\x06pebble\x12 \n" +
 	"\vincremental\x18\x02 \x01(\bR\vincremental\">\n" +

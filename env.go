@@ -329,6 +329,12 @@ type VertexMetrics struct {
 	// RecordsIn counts records entering the chain from the network;
 	// RecordsOut counts records it sent to the network.
 	RecordsIn, RecordsOut int64
+	// Source is set for a source vertex. SourceEmitted and SourceTotal
+	// are then how much of their input its subtasks emitted and how much
+	// there is, in the source's own unit (records, or bytes of a file);
+	// SourceTotal is -1 when the source does not know it (yet).
+	Source                     bool
+	SourceEmitted, SourceTotal int64
 }
 
 // Result describes a finished job.

@@ -143,7 +143,8 @@ func (c *JobClient) Status() JobStatus {
 	out := JobStatus{State: string(s.State), Restarts: s.Generation, Failure: s.Failure,
 		Checkpoints: checkpointStats(s.Checkpoints)}
 	for _, v := range s.Vertices {
-		out.Vertices = append(out.Vertices, VertexMetrics{Name: v.Name, Parallelism: v.Parallelism, RecordsIn: v.RecordsIn, RecordsOut: v.RecordsOut})
+		out.Vertices = append(out.Vertices, VertexMetrics{Name: v.Name, Parallelism: v.Parallelism, RecordsIn: v.RecordsIn, RecordsOut: v.RecordsOut,
+			Source: v.Source, SourceEmitted: v.SourceEmitted, SourceTotal: v.SourceTotal})
 	}
 	return out
 }

@@ -48,12 +48,37 @@ func watchProgress(c *JobClient, report func(cli.Progress)) (stop func()) {
 }
 
 // progressOf is the progress line's view of a job's status. The records
-// are those that crossed a task boundary, as in the summary line; the
-// sources do not report their size yet, so there is no percentage.
+// are those that crossed a task boundary, as in the summary line. The
+// percentage is the least advanced source's (the job's input ends with
+// it), and there is none unless every source knows its size.
 func progressOf(elapsed time.Duration, s JobStatus) cli.Progress {
 	p := cli.Progress{Elapsed: elapsed, Checkpoints: s.Checkpoints.Completed}
+	known, least := false, 2.0
 	for _, v := range s.Vertices {
 		p.Records += v.RecordsIn
+		if !v.Source {
+			continue
+		}
+		if v.SourceTotal < 0 {
+			known, least = false, -1
+			continue
+		}
+		if least < 0 {
+			continue
+		}
+		known = true
+		f := 1.0 // a source with nothing to emit is done
+		if v.SourceTotal > 0 {
+			f = float64(v.SourceEmitted) / float64(v.SourceTotal)
+		}
+		if f < least {
+			least, p.SourceRecords, p.Total = f, v.SourceEmitted, v.SourceTotal
+		}
+	}
+	if !known {
+		p.SourceRecords, p.Total = 0, 0
+	} else if p.Total == 0 {
+		p.SourceRecords, p.Total = 1, 1 // every source is empty: done
 	}
 	return p
 }

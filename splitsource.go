@@ -59,6 +59,12 @@ type SplitSource[T, S any] struct {
 	// keep the timestamps their splits give them and no watermark is
 	// emitted but the final one of a bounded source.
 	Watermarks *WatermarkStrategy[T]
+	// Progress, when set for a bounded source read with Read or
+	// NewReader, says how far split is through its input and how much it
+	// has in all, in a unit of the source's own (records, or bytes of a
+	// file): `weir run` in a terminal then shows the job's percentage
+	// done, when every source of the job knows its size.
+	Progress func(split *S) (done, total int64)
 }
 
 // FromSplits adds a split source. S must be serializable (codec rules) for
@@ -103,7 +109,8 @@ func FromSplits[T, S any](env *Env, src SplitSource[T, S]) DataStream[T] {
 // per subtask, not per element).
 func (src SplitSource[T, S]) spec() source.Spec[T, S] {
 	sp := source.Spec[T, S]{Splits: src.Splits, Read: src.Read, Unbounded: src.Unbounded, RatePerSecond: src.RatePerSecond,
-		Dynamic: src.Dynamic, RequestInterval: src.RequestInterval, Watermarks: (*watermark.Strategy[T])(src.Watermarks)}
+		Dynamic: src.Dynamic, RequestInterval: src.RequestInterval, Watermarks: (*watermark.Strategy[T])(src.Watermarks),
+		Progress: src.Progress}
 	if src.NewReader != nil {
 		sp.NewReader = func() source.SplitReader[T, S] { return src.NewReader() }
 	}

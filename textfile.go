@@ -42,6 +42,9 @@ func ReadTextFile(env *Env, paths ...string) DataStream[string] {
 		Dynamic:   true,
 		Splits:    func(int) ([]FileSplit, error) { return splits, nil },
 		NewReader: func() SplitReader[string, FileSplit] { return &textReader{} },
+		Progress: func(s *FileSplit) (int64, int64) {
+			return min(max(s.Offset-s.Start, 0), s.End-s.Start), s.End - s.Start
+		},
 	})
 	if s.ok() && (env.opts.CacheDir != "" || env.cluster.on()) {
 		files := make([]string, 0, len(splits))

@@ -14,10 +14,12 @@ var summaryLine = regexp.MustCompile(`^job nexmark [0-9a-f]{32} finished in \S+,
 // In a terminal (a pty from util-linux's script), `weir run` of a bounded
 // job redraws a progress line and ends with the table of its vertices and
 // the summary line; with stderr not a terminal the output is the summary
-// line alone. The generator's rate limit makes the job last at least a
-// second, longer than the time between two progress lines.
+// line alone. The generator's rate limit makes the job last at least two
+// seconds, longer than the time between two progress lines and than the
+// interval of the subtasks' counters: the line shows the percentage of
+// the --events the source emitted.
 func TestRunProgressInTerminal(t *testing.T) {
-	args := []string{"run", "nexmark", "--query", "q1", "--events", "1000", "--rate", "1000", "--parallelism", "2"}
+	args := []string{"run", "nexmark", "--query", "q1", "--events", "2000", "--rate", "1000", "--parallelism", "2"}
 	r := runWeir(t, args...)
 	if r.code != 0 || !summaryLine.MatchString(r.stderr) {
 		t.Errorf("not a terminal: exit %d, stderr %q; want only the summary line", r.code, r.stderr)
@@ -34,7 +36,10 @@ func TestRunProgressInTerminal(t *testing.T) {
 	}
 	tty := strings.ReplaceAll(string(out), "\r\n", "\n")
 	for _, want := range []*regexp.Regexp{
-		regexp.MustCompile(`\r\x1b\[K[\d,]+ records  [\d,]+/s  elapsed \S+`),
+		// The Nexmark source knows its --events: a percentage done, once
+		// the subtasks' counters reached the JobMaster (every second),
+		// and before the end of the two seconds of input.
+		regexp.MustCompile(`\r\x1b\[K *(?:[1-9]\d?\.\d|0\.[1-9])%  [1-9][\d,]* records  [\d,]+/s  elapsed \S+`),
 		regexp.MustCompile(`\r\x1b\[Kvertex +parallelism +records in +records out\n`),
 		regexp.MustCompile(`\nnexmark-count +1 +[\d,]+ +0\n`),
 		regexp.MustCompile(`\nduration \S+, 0 checkpoints\njob nexmark [0-9a-f]{32} finished in `),

@@ -73,6 +73,12 @@ type VertexMetrics struct {
 	RecordsIn, RecordsOut int64
 	// MaxParallelism is the vertex's number of key groups.
 	MaxParallelism int
+	// Source is set for a source vertex; SourceEmitted and SourceTotal
+	// are then its subtasks' progress through their input summed, in the
+	// source's unit (SourceTotal -1 while a subtask does not know its
+	// size or has not reported it).
+	Source                     bool
+	SourceEmitted, SourceTotal int64
 }
 
 // Result is how a job ended.
@@ -406,12 +412,28 @@ func (jm *JobMaster) taskKey(id graph.SubtaskID) *rpcpb.TaskKey {
 
 func (jm *JobMaster) vertexMetrics() []VertexMetrics {
 	out := make([]VertexMetrics, len(jm.graph.Vertices))
+	reported := make([]int, len(out))
 	for i, v := range jm.graph.Vertices {
-		out[i] = VertexMetrics{ID: v.ID, Name: v.Name, Parallelism: v.Parallelism, MaxParallelism: v.MaxParallelism}
+		out[i] = VertexMetrics{ID: v.ID, Name: v.Name, Parallelism: v.Parallelism, MaxParallelism: v.MaxParallelism, Source: v.IsSource()}
 	}
 	for id, r := range jm.metrics {
-		out[id.Vertex].RecordsIn += r.RecordsIn
-		out[id.Vertex].RecordsOut += r.RecordsOut
+		m := &out[id.Vertex]
+		m.RecordsIn += r.RecordsIn
+		m.RecordsOut += r.RecordsOut
+		if m.Source {
+			reported[id.Vertex]++
+			m.SourceEmitted += r.SourceEmitted
+			if r.SourceTotal < 0 || m.SourceTotal < 0 {
+				m.SourceTotal = -1
+			} else {
+				m.SourceTotal += r.SourceTotal
+			}
+		}
+	}
+	for i := range out {
+		if out[i].Source && reported[i] < out[i].Parallelism {
+			out[i].SourceTotal = -1
+		}
 	}
 	return out
 }

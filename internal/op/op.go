@@ -81,6 +81,15 @@ type Source interface {
 	Available() <-chan struct{}
 }
 
+// SizedSource is implemented by a bounded source that knows how much
+// input it has: Progress says how much of it the source emitted so far
+// and how much there is in all, in a unit of its own (records, or bytes
+// of a file), for the progress of `weir run`. It is called from the
+// task's loop, between polls.
+type SizedSource interface {
+	Progress() (emitted, total int64)
+}
+
 // Status is what a source reports after PollNext.
 type Status int
 

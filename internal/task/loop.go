@@ -147,6 +147,7 @@ func (t *Task) step() (bool, error) {
 		if err != nil {
 			return false, t.chain[0].attr(t)(err)
 		}
+		t.noteSourceProgress()
 		switch st {
 		case op.NothingAvailable:
 			return false, nil
@@ -247,4 +248,16 @@ func (t *Task) onWatermark(ch int) func(int64) error {
 
 func (t *Task) onStatus(ch int) func(bool) error {
 	return func(idle bool) error { return t.forwardValve(t.valve.SetIdle(ch, idle)) }
+}
+
+// noteSourceProgress publishes the source's progress in the task's
+// metrics: what its op.SizedSource says, or an unknown total.
+func (t *Task) noteSourceProgress() {
+	if t.sized == nil {
+		t.Metrics.SourceTotal.Store(-1)
+		return
+	}
+	emitted, total := t.sized.Progress()
+	t.Metrics.SourceEmitted.Store(emitted)
+	t.Metrics.SourceTotal.Store(total)
 }

@@ -27,6 +27,10 @@ type Metrics struct {
 	// InputWatermark is the combined watermark of the task's inputs
 	// (op.MinWatermark before the first; a source task keeps it).
 	InputWatermark atomic.Int64
+	// SourceEmitted and SourceTotal are a source task's progress through
+	// its input, as its op.SizedSource reports it (SourceTotal -1: the
+	// source does not know its size; both 0 in a task that is no source).
+	SourceEmitted, SourceTotal atomic.Int64
 
 	// waits is the time the loop waited: taken once per wait, not per
 	// record, and read by Sample.
@@ -77,6 +81,8 @@ type MetricsSample struct {
 	// started, a wait in progress included.
 	Idle, BackPressured time.Duration
 	InputWatermark      int64
+	// SourceEmitted and SourceTotal: see Metrics.
+	SourceEmitted, SourceTotal int64
 }
 
 // Sample reads the counters now. A wait in progress counts up to now,
@@ -88,7 +94,8 @@ func (m *Metrics) Sample() MetricsSample {
 	idle, bp := m.waits.idle, m.waits.backPressured
 	m.waits.Unlock()
 	return MetricsSample{At: now, RecordsIn: m.RecordsIn.Load(), RecordsOut: m.RecordsOut.Load(),
-		Idle: idle, BackPressured: bp, InputWatermark: m.InputWatermark.Load()}
+		Idle: idle, BackPressured: bp, InputWatermark: m.InputWatermark.Load(),
+		SourceEmitted: m.SourceEmitted.Load(), SourceTotal: m.SourceTotal.Load()}
 }
 
 // Load is a task's recent rates, as Flink's gauges of the same names.

@@ -109,6 +109,7 @@ type Task struct {
 	readers     []network.Reader
 	valve       *network.Valve
 	source      op.Source
+	sized       op.SizedSource // the source, when it knows its size
 	sourceEnded bool
 	timers      timerSet
 
@@ -310,6 +311,9 @@ func (t *Task) setup() error {
 			return fmt.Errorf("task: head of source vertex %v is %T, not a source", t.desc.Vertex, t.chain[0].inst)
 		}
 		t.source = src
+		t.sized, _ = src.(op.SizedSource)
+		// Not known before the source opened and polled once.
+		t.Metrics.SourceTotal.Store(-1)
 		return nil
 	}
 	return t.buildReaders()

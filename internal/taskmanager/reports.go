@@ -63,6 +63,7 @@ func (r *reporter) sendLocked(st scheduler.ExecutionState, err error) {
 		RecordsIn: s.RecordsIn, RecordsOut: s.RecordsOut,
 		LastSnapshot: r.metrics.LastSnapshot.Load(),
 		Load:         load, InputWatermark: s.InputWatermark,
+		SourceEmitted: s.SourceEmitted, SourceTotal: s.SourceTotal,
 	}
 	r.send(r.last)
 }

@@ -13,7 +13,8 @@ import (
 func (r Report) metricsMessage() *rpcpb.TaskMetrics {
 	return &rpcpb.TaskMetrics{RecordsIn: r.RecordsIn, RecordsOut: r.RecordsOut, LastSnapshot: r.LastSnapshot,
 		BusyTimeMsPerSecond: r.Load.BusyTimeMsPerSecond, IdleTimeMsPerSecond: r.Load.IdleTimeMsPerSecond,
-		BackPressuredTimeMsPerSecond: r.Load.BackPressuredTimeMsPerSecond, CurrentInputWatermark: r.InputWatermark}
+		BackPressuredTimeMsPerSecond: r.Load.BackPressuredTimeMsPerSecond, CurrentInputWatermark: r.InputWatermark,
+		SourceEmitted: r.SourceEmitted, SourceTotal: r.SourceTotal}
 }
 
 // ReportOf is the report of state change ts with the counters m carries.
@@ -23,5 +24,5 @@ func ReportOf(ts scheduler.TaskState, m *rpcpb.TaskMetrics) Report {
 	return Report{TaskState: ts, RecordsIn: m.GetRecordsIn(), RecordsOut: m.GetRecordsOut(), LastSnapshot: m.GetLastSnapshot(),
 		Load: task.Load{BusyTimeMsPerSecond: m.GetBusyTimeMsPerSecond(), IdleTimeMsPerSecond: m.GetIdleTimeMsPerSecond(),
 			BackPressuredTimeMsPerSecond: m.GetBackPressuredTimeMsPerSecond()},
-		InputWatermark: m.GetCurrentInputWatermark()}
+		InputWatermark: m.GetCurrentInputWatermark(), SourceEmitted: m.GetSourceEmitted(), SourceTotal: m.GetSourceTotal()}
 }

@@ -86,6 +86,9 @@ type Report struct {
 	// first); InputWatermark its combined input watermark.
 	Load           task.Load
 	InputWatermark int64
+	// SourceEmitted and SourceTotal are a source's progress through its
+	// input (see task.Metrics).
+	SourceEmitted, SourceTotal int64
 }
 
 type runningTask struct {

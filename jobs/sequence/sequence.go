@@ -128,6 +128,7 @@ func source(env *weir.Env, prefix string, numKeys int, records int64, rate float
 		Read:          read,
 		RatePerSecond: rate,
 		Dynamic:       dynamic,
+		Progress:      func(s *keySplit) (int64, int64) { return s.Next, s.Total },
 	})
 }
 

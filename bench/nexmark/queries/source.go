@@ -60,6 +60,12 @@ func Source(env *weir.Env, cfg nexmark.Config, opts SourceOptions) weir.DataStre
 			return s.Next >= s.End, nil
 		},
 		RatePerSecond: opts.Rate,
+		Progress: func(s *split) (int64, int64) {
+			// The split holds events first, first+Step, ... below End,
+			// with first = Next mod Step (first < Step).
+			first := s.Next % s.Step
+			return s.Next / s.Step, max(s.End-first+s.Step-1, 0) / s.Step
+		},
 	})
 	w := weir.BoundedOutOfOrderness(OutOfOrderness(cfg), nexmark.Event.Timestamp)
 	w.PerElement = opts.PerElementWatermarks

@@ -26,6 +26,8 @@ type Spec[T, S any] struct {
 	NewEnumerator   func(parallelism int, restored []byte) (Enumerator[S], error)
 	RequestInterval time.Duration
 	Watermarks      *watermark.Strategy[T]
+	// Progress says how far a split is through its input (weir.SplitSource.Progress).
+	Progress func(split *S) (done, total int64)
 }
 
 // SplitReader reads one split after the other (weir.SplitReader).

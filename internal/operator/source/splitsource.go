@@ -29,6 +29,9 @@ type splitSourceOp[T, S any] struct {
 	start   time.Time
 	emitted int64
 	waiting bool
+	// progress (with src.Progress): what the finished splits had, and for
+	// a dynamic source the size of every split, which subtask 0 reports.
+	finished, dynamicTotal int64
 }
 
 func (s *splitSourceOp[T, S]) Open(ctx *op.Context) error {
@@ -59,6 +62,16 @@ func (s *splitSourceOp[T, S]) Open(ctx *op.Context) error {
 		s.reader = s.src.NewReader()
 	} else {
 		s.reader = funcReader[T, S](s.src.Read)
+	}
+	if s.src.Progress != nil && s.src.Dynamic && ctx.SubtaskIndex == 0 {
+		all, err := s.src.Splits(ctx.Parallelism)
+		if err != nil {
+			return fmt.Errorf("splits: %w", err)
+		}
+		for i := range all {
+			_, t := s.src.Progress(&all[i])
+			s.dynamicTotal += t
+		}
 	}
 	s.rate = s.src.RatePerSecond / float64(ctx.Parallelism)
 	s.start = ctx.Timers.Now()
@@ -95,11 +108,37 @@ func (s *splitSourceOp[T, S]) PollNext() (op.Status, error) {
 		return 0, err
 	}
 	if done {
+		if s.src.Progress != nil {
+			_, t := s.src.Progress(&s.splits[0])
+			s.finished += t
+		}
 		var zero S
 		s.splits[0] = zero
 		s.splits = s.splits[1:]
 	}
 	return op.MoreAvailable, nil
+}
+
+// Progress implements op.SizedSource: how much of their input the
+// subtask's splits emitted, and how much they have (the splits it holds
+// and those it finished). A dynamic source's splits are handed out as the
+// job runs: its subtask 0 reports the size of all of them and the others
+// none, so that the vertex's sum is right. Without src.Progress the size
+// is not known (-1).
+func (s *splitSourceOp[T, S]) Progress() (emitted, total int64) {
+	if s.src.Progress == nil {
+		return s.emitted, -1
+	}
+	emitted, total = s.finished, s.finished
+	for i := range s.splits {
+		d, t := s.src.Progress(&s.splits[i])
+		emitted += d
+		total += t
+	}
+	if s.src.Dynamic {
+		total = s.dynamicTotal
+	}
+	return emitted, total
 }
 
 // request asks the enumerator for the next split, once at a time; the

@@ -102,8 +102,14 @@ type TaskMetrics struct {
 	BackPressuredTimeMsPerSecond float64 `protobuf:"fixed64,6,opt,name=back_pressured_time_ms_per_second,json=backPressuredTimeMsPerSecond,proto3" json:"back_pressured_time_ms_per_second,omitempty"`
 	// The combined watermark of its inputs (the minimum int64 before any).
 	CurrentInputWatermark int64 `protobuf:"varint,7,opt,name=current_input_watermark,json=currentInputWatermark,proto3" json:"current_input_watermark,omitempty"`
-	unknownFields         protoimpl.UnknownFields
-	sizeCache             protoimpl.SizeCache
+	// A source task's progress through its input in a unit of the
+	// source's own (records, or bytes of a file): how much it emitted and
+	// how much there is (-1: not known). Both 0 in a task that is no
+	// source.
+	SourceEmitted int64 `protobuf:"varint,8,opt,name=source_emitted,json=sourceEmitted,proto3" json:"source_emitted,omitempty"`
+	SourceTotal   int64 `protobuf:"varint,9,opt,name=source_total,json=sourceTotal,proto3" json:"source_total,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *TaskMetrics) Reset() {
@@ -181,6 +187,20 @@ func (x *TaskMetrics) GetBackPressuredTimeMsPerSecond() float64 {
 func (x *TaskMetrics) GetCurrentInputWatermark() int64 {
 	if x != nil {
 		return x.CurrentInputWatermark
+	}
+	return 0
+}
+
+func (x *TaskMetrics) GetSourceEmitted() int64 {
+	if x != nil {
+		return x.SourceEmitted
+	}
+	return 0
+}
+
+func (x *TaskMetrics) GetSourceTotal() int64 {
+	if x != nil {
+		return x.SourceTotal
 	}
 	return 0
 }
@@ -305,7 +325,7 @@ var File_weir_rpc_v1_task_proto protoreflect.FileDescriptor
 
 const file_weir_rpc_v1_task_proto_rawDesc = "" +
 	"\n" +
-	"\x16weir/rpc/v1/task.proto\x12\vweir.rpc.v1\x1a\x18weir/rpc/v1/common.proto\"\xdf\x02\n" +
+	"\x16weir/rpc/v1/task.proto\x12\vweir.rpc.v1\x1a\x18weir/rpc/v1/common.proto\"\xa9\x03\n" +
 	"\vTaskMetrics\x12\x1d\n" +
 	"\n" +
 	"records_in\x18\x01 \x01(\x03R\trecordsIn\x12\x1f\n" +
@@ -315,7 +335,9 @@ const file_weir_rpc_v1_task_proto_rawDesc = "" +
 	"\x17busy_time_ms_per_second\x18\x04 \x01(\x01R\x13busyTimeMsPerSecond\x124\n" +
 	"\x17idle_time_ms_per_second\x18\x05 \x01(\x01R\x13idleTimeMsPerSecond\x12G\n" +
 	"!back_pressured_time_ms_per_second\x18\x06 \x01(\x01R\x1cbackPressuredTimeMsPerSecond\x126\n" +
-	"\x17current_input_watermark\x18\a \x01(\x03R\x15currentInputWatermark\"\xf7\x01\n" +
+	"\x17current_input_watermark\x18\a \x01(\x03R\x15currentInputWatermark\x12%\n" +
+	"\x0esource_emitted\x18\b \x01(\x03R\rsourceEmitted\x12!\n" +
+	"\fsource_total\x18\t \x01(\x03R\vsourceTotal\"\xf7\x01\n" +
 	"\x12TaskExecutionState\x12(\n" +
 	"\x04task\x18\x01 \x01(\v2\x14.weir.rpc.v1.TaskKeyR\x04task\x121\n" +
 	"\x05state\x18\x02 \x01(\x0e2\x1b.weir.rpc.v1.ExecutionStateR\x05state\x12&\n" +

@@ -51,7 +51,13 @@ func (r *Reduce[K, T]) Close() error {
 
 // ProcessElement implements op.Input.
 func (r *Reduce[K, T]) ProcessElement(ts int64, v T) error {
-	r.SetKey(r.key(v))
+	return r.ProcessCombined(r.key(v), ts, v)
+}
+
+// ProcessCombined processes v, an element or a partial result (batch
+// mode's Sorted), of key k.
+func (r *Reduce[K, T]) ProcessCombined(k K, ts int64, v T) error {
+	r.SetKey(k)
 	if cur, ok := r.state.Value(); ok {
 		var err error
 		if v, err = r.fn(cur, v); err != nil {

@@ -25,8 +25,12 @@ type BatchKeyed interface {
 // applied to partial results of a key (Reduce): Sorted then combines the
 // records of each key as they arrive, before sorting, and sorts one
 // partial result per key instead of every record.
-type Combiner[T any] interface {
+type Combiner[K comparable, T any] interface {
 	Combine(a, b T) (T, error)
+	// ProcessCombined processes a partial result of key k. The key is
+	// given, not selected from v: a combined value need not have its
+	// records' key (a sum keyed by v%3 is not its own key).
+	ProcessCombined(k K, ts int64, v T) error
 }
 
 // partialResult is a key's records combined so far, with the timestamp of
@@ -83,8 +87,8 @@ func Sorted[K comparable, T any](inner any, spec SortSpec[K, T]) (any, error) {
 	if s.bk, ok = inner.(BatchKeyed); !ok {
 		return nil, fmt.Errorf("keyedop: %T cannot run in batch mode", inner)
 	}
-	if c, ok := inner.(Combiner[T]); ok {
-		s.combine = c.Combine
+	if c, ok := inner.(Combiner[K, T]); ok {
+		s.combine, s.processCombined = c.Combine, c.ProcessCombined
 	}
 	return s, nil
 }
@@ -98,10 +102,11 @@ type sorted[K comparable, T any] struct {
 	kbuf, vbuf []byte
 	drained    bool
 	// combine, when inner is a Combiner, folds records into partials.
-	combine      func(a, b T) (T, error)
-	partialIndex map[K]int
-	partials     []partialResult[K, T]
-	partialBytes int
+	combine         func(a, b T) (T, error)
+	processCombined func(k K, ts int64, v T) error
+	partialIndex    map[K]int
+	partials        []partialResult[K, T]
+	partialBytes    int
 }
 
 func (s *sorted[K, T]) Open(ctx *op.Context) error {
@@ -230,14 +235,21 @@ func (s *sorted[K, T]) drain() error {
 	}
 	defer it.Close()
 	var prev []byte
+	var key K // the current key, decoded when partials are combined
 	started := false
 	for it.Next() {
-		if started && !bytes.Equal(prev, it.Key()) {
+		newKey := !started || !bytes.Equal(prev, it.Key())
+		if started && newKey {
 			if err := s.bk.EndKey(); err != nil {
 				return err
 			}
 		}
 		prev, started = append(prev[:0], it.Key()...), true
+		if newKey && s.combine != nil {
+			if key, _, err = s.spec.KeyCodec.Decode(prev); err != nil {
+				return fmt.Errorf("keyedop: decode sorted key: %w", err)
+			}
+		}
 		rec := it.Value()
 		if len(rec) < 8 {
 			return fmt.Errorf("keyedop: sorted record of %d bytes has no timestamp", len(rec))
@@ -246,7 +258,13 @@ func (s *sorted[K, T]) drain() error {
 		if err != nil {
 			return fmt.Errorf("keyedop: decode sorted record: %w", err)
 		}
-		if err := s.in.ProcessElement(int64(binary.LittleEndian.Uint64(rec)), v); err != nil {
+		ts := int64(binary.LittleEndian.Uint64(rec))
+		if s.combine != nil {
+			err = s.processCombined(key, ts, v)
+		} else {
+			err = s.in.ProcessElement(ts, v)
+		}
+		if err != nil {
 			return err
 		}
 	}

@@ -47,8 +47,6 @@ type Table struct {
 		sync.Mutex
 		embedded map[string]*graph.JobGraph
 		built    map[string]*graph.JobGraph
-		// holders counts the Holds of each built graph not yet released.
-		holders map[string]int
 	}
 }
 
@@ -58,7 +56,6 @@ func NewTable(build Builder) *Table {
 	t := &Table{build: build}
 	t.mu.embedded = map[string]*graph.JobGraph{}
 	t.mu.built = map[string]*graph.JobGraph{}
-	t.mu.holders = map[string]int{}
 	return t
 }
 
@@ -131,49 +128,6 @@ func (t *Table) Resolve(spec *rpcpb.FunctionSpec) (*graph.JobGraph, error) {
 			ErrFingerprintMismatch, describe(spec), got, spec.GetGraphFingerprint())
 	}
 	return jg, nil
-}
-
-// Hold resolves spec as Resolve does and holds the graph built for a
-// registered spec until release is called: when its last holder releases
-// it, the graph is dropped, and a later Resolve builds it again. A
-// TaskManager holds the graph for each task it runs, so that the graphs
-// of a job's ended generations (one per parallelism the adaptive
-// scheduler chose) do not stay in its process. release is idempotent; for
-// an embedded spec it does nothing (Embed's release drops those).
-func (t *Table) Hold(spec *rpcpb.FunctionSpec) (jg *graph.JobGraph, release func(), err error) {
-	jg, err = t.Resolve(spec)
-	if err != nil {
-		return nil, nil, err
-	}
-	r := spec.GetRegistered()
-	if r == nil {
-		return jg, func() {}, nil
-	}
-	key, err := builtKey(r, spec.GetGraphFingerprint())
-	if err != nil {
-		return nil, nil, err
-	}
-	t.mu.Lock()
-	t.mu.holders[key]++
-	t.mu.Unlock()
-	var once sync.Once
-	return jg, func() {
-		once.Do(func() {
-			t.mu.Lock()
-			defer t.mu.Unlock()
-			if t.mu.holders[key]--; t.mu.holders[key] <= 0 {
-				delete(t.mu.holders, key)
-				delete(t.mu.built, key)
-			}
-		})
-	}, nil
-}
-
-// Built is the number of registered jobs' graphs the table keeps.
-func (t *Table) Built() int {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return len(t.mu.built)
 }
 
 // registered builds, or finds built, the graph of a registered job.

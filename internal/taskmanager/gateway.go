@@ -41,26 +41,21 @@ func NewGateway(tm *TaskManager, functions *funcspec.Table, jobMasters JobMaster
 
 // SubmitTask deploys the subtask d describes.
 func (g *Gateway) SubmitTask(_ context.Context, d *rpcpb.TaskDeploymentDescriptor) *rpc.Future[*rpcpb.SubmitTaskResponse] {
-	dep, release, err := g.deployment(d)
+	dep, err := g.deployment(d)
 	if err == nil {
-		if err = g.tm.Submit(dep); err != nil {
-			release()
-		}
+		err = g.tm.Submit(dep)
 	}
 	return rpc.Completed(&rpcpb.SubmitTaskResponse{Error: rpc.EncodeError(err)}, nil)
 }
 
-// deployment turns a descriptor into a Deployment. It holds the graph
-// of a registered job's spec until the subtask reports a terminal state
-// (or release is called, when it is not submitted), so that the graphs
-// of ended generations are dropped (funcspec.Table.Hold).
-func (g *Gateway) deployment(d *rpcpb.TaskDeploymentDescriptor) (_ Deployment, release func(), _ error) {
+// deployment turns a descriptor into a Deployment.
+func (g *Gateway) deployment(d *rpcpb.TaskDeploymentDescriptor) (Deployment, error) {
 	jobID, gen, id := rpc.FromTaskKey(d.GetTask())
-	jg, release, err := g.functions.Hold(d.GetFunction())
+	jg, err := g.functions.Resolve(d.GetFunction())
 	if err != nil {
 		// The spec resolves to no graph, or to another one than the
 		// JobMaster's, at every attempt alike: no restart can fix it.
-		return Deployment{}, nil, scheduler.MarkUnrecoverable(fmt.Errorf("taskmanager %s: subtask %v: %w", g.tm.id, id, err))
+		return Deployment{}, scheduler.MarkUnrecoverable(fmt.Errorf("taskmanager %s: subtask %v: %w", g.tm.id, id, err))
 	}
 	jm := g.jobMasters.JobMaster(d.GetJobMasterAddress())
 	key := d.GetTask()
@@ -103,9 +98,6 @@ func (g *Gateway) deployment(d *rpcpb.TaskDeploymentDescriptor) (_ Deployment, r
 		JobID: jobID, JobName: d.GetJobName(), Generation: gen, Graph: jg, ID: id, Slot: rpc.FromSlotID(d.GetSlot()), Channels: rpc.FromSizing(d.GetChannels()),
 		Init: init, StateBackend: rpc.FromStateBackend(d.GetStateBackend()),
 		Report: func(r Report) {
-			if r.State.Terminal() {
-				release()
-			}
 			m := rpc.TaskState(jobID, r.TaskState, r.metricsMessage())
 			jm.UpdateTaskExecutionState(context.Background(), m).OnComplete(func(_ *rpcpb.UpdateTaskExecutionStateResponse, err error) {
 				if err != nil {
@@ -114,7 +106,7 @@ func (g *Gateway) deployment(d *rpcpb.TaskDeploymentDescriptor) (_ Deployment, r
 				}
 			})
 		},
-	}, release, nil
+	}, nil
 }
 
 // CancelTask cancels a subtask attempt.

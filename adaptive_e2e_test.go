@@ -28,16 +28,7 @@ import (
 func TestAdaptiveRescalesSequence(t *testing.T) {
 	cfg := sequence.Config{Keys: 8, RecordsPerKey: 400, Rate: 600}
 	out := t.TempDir()
-	env := weir.NewEnv(weir.WithParallelism(4))
-	counts, err := sequence.Build(env, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	weir.SinkTo(counts, file.NewSink(out, sequence.Count.String)).Name("file sink").UID(sequence.SinkUID)
-	jg, err := weir.JobGraphOf(env)
-	if err != nil {
-		t.Fatal(err)
-	}
+	jg := sequenceJobGraph(t, cfg, 4, out)
 
 	c := newSessionCluster(t, 2)
 	job := c.Submit(context.Background(), "sequence", jg, minicluster.JobOptions{
@@ -148,6 +139,23 @@ func TestReactiveKeepsMaxParallelismOne(t *testing.T) {
 
 // newSessionCluster starts a session mini-cluster of n TaskManagers of one
 // slot each, closed when the test ends.
+// sequenceJobGraph is the job graph of the sequence job at parallelism
+// par, committing its counts to files in out.
+func sequenceJobGraph(t testing.TB, cfg sequence.Config, par int, out string) *graph.JobGraph {
+	t.Helper()
+	env := weir.NewEnv(weir.WithParallelism(par))
+	counts, err := sequence.Build(env, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	weir.SinkTo(counts, file.NewSink(out, sequence.Count.String)).Name("file sink").UID(sequence.SinkUID)
+	jg, err := weir.JobGraphOf(env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return jg
+}
+
 func newSessionCluster(t testing.TB, n int) *minicluster.Cluster {
 	t.Helper()
 	c, err := minicluster.NewCluster(minicluster.ClusterOptions{TaskManagers: n, Slots: 1})

@@ -7,8 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/weir-engine/weir"
-	"github.com/weir-engine/weir/connector/file"
 	"github.com/weir-engine/weir/internal/jobmaster"
 	"github.com/weir-engine/weir/internal/minicluster"
 	"github.com/weir-engine/weir/internal/op"
@@ -28,16 +26,7 @@ import (
 func TestAdaptiveRestartKeepsLocalState(t *testing.T) {
 	cfg := sequence.Config{Keys: 8, RecordsPerKey: 400, Rate: 800}
 	out := t.TempDir()
-	env := weir.NewEnv(weir.WithParallelism(2))
-	counts, err := sequence.Build(env, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	weir.SinkTo(counts, file.NewSink(out, sequence.Count.String)).Name("file sink").UID(sequence.SinkUID)
-	jg, err := weir.JobGraphOf(env)
-	if err != nil {
-		t.Fatal(err)
-	}
+	jg := sequenceJobGraph(t, cfg, 2, out)
 	keyed := -1
 	for _, v := range jg.Vertices {
 		for _, n := range v.Chain {

@@ -40,14 +40,28 @@ type Builder func(job *rpcpb.RegisteredJob) (*graph.JobGraph, error)
 
 // Table holds the graphs of the jobs embedded in this process, by job id,
 // and builds (once per name, arguments and fingerprint) the graphs of
-// registered jobs. It is safe for concurrent use.
+// registered jobs. It keeps at most MaxBuilt built graphs: past that, the
+// least recently resolved is dropped (a later Resolve of its spec builds it
+// again), so a TaskManager that runs many registered jobs, or one job
+// through many parallelisms, holds a bounded number of graphs. It is safe
+// for concurrent use.
 type Table struct {
 	build Builder
 	mu    struct {
 		sync.Mutex
 		embedded map[string]*graph.JobGraph
-		built    map[string]*graph.JobGraph
+		built    map[string]*builtGraph
+		clock    uint64 // counts resolves: the recency of built graphs
 	}
+}
+
+// MaxBuilt is how many built graphs of registered jobs a Table keeps.
+const MaxBuilt = 16
+
+// builtGraph is a registered job's graph and when it was last resolved.
+type builtGraph struct {
+	jg   *graph.JobGraph
+	used uint64
 }
 
 // NewTable returns a table that builds registered jobs with build (nil:
@@ -55,7 +69,7 @@ type Table struct {
 func NewTable(build Builder) *Table {
 	t := &Table{build: build}
 	t.mu.embedded = map[string]*graph.JobGraph{}
-	t.mu.built = map[string]*graph.JobGraph{}
+	t.mu.built = map[string]*builtGraph{}
 	return t
 }
 
@@ -139,13 +153,10 @@ func (t *Table) registered(r *rpcpb.RegisteredJob, fingerprint string) (*graph.J
 	if err != nil {
 		return nil, err
 	}
-	t.mu.Lock()
-	jg := t.mu.built[key]
-	t.mu.Unlock()
-	if jg != nil {
+	if jg := t.lookupBuilt(key); jg != nil {
 		return jg, nil
 	}
-	jg, err = t.build(r)
+	jg, err := t.build(r)
 	if err != nil {
 		return nil, fmt.Errorf("funcspec: build registered job %q: %w", r.GetName(), err)
 	}
@@ -161,15 +172,47 @@ func (t *Table) registered(r *rpcpb.RegisteredJob, fingerprint string) (*graph.J
 	// The graph is kept even when its fingerprint is not the sender's: a
 	// builder that is not deterministic could match on a later call, and
 	// then some tasks of the job would run while others were refused.
-	// Kept, every task of the job is refused alike until Forget.
+	// Kept, every task of the job is refused alike until Forget (or until
+	// the graph is the least recently resolved of more than MaxBuilt).
 	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.mu.clock++
 	if prev := t.mu.built[key]; prev != nil {
-		jg = prev // built concurrently: every task of the job shares one graph
-	} else {
-		t.mu.built[key] = jg
+		prev.used = t.mu.clock
+		return prev.jg, nil // built concurrently: every task of the job shares one graph
 	}
-	t.mu.Unlock()
+	t.mu.built[key] = &builtGraph{jg: jg, used: t.mu.clock}
+	t.evictLocked()
 	return jg, nil
+}
+
+// lookupBuilt returns the graph built under key, or nil, and marks it used.
+func (t *Table) lookupBuilt(key string) *graph.JobGraph {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	b := t.mu.built[key]
+	if b == nil {
+		return nil
+	}
+	t.mu.clock++
+	b.used = t.mu.clock
+	return b.jg
+}
+
+// evictLocked drops the least recently resolved built graphs beyond
+// MaxBuilt. Tasks that run keep the graph they resolved; only a later
+// deployment of the dropped spec builds it again.
+func (t *Table) evictLocked() {
+	for len(t.mu.built) > MaxBuilt {
+		var oldest string
+		var used uint64
+		for k, b := range t.mu.built {
+			if oldest == "" || b.used < used {
+				oldest, used = k, b.used
+			}
+		}
+		delete(t.mu.built, oldest)
+	}
 }
 
 // Forget drops the graph built for a registered spec (its job ended): a

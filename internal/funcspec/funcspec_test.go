@@ -185,6 +185,46 @@ func TestForgetBuildsAgain(t *testing.T) {
 	}
 }
 
+// A TaskManager keeps at most MaxBuilt graphs of registered jobs: the
+// least recently resolved is built again when it is needed again.
+func TestBuiltGraphsAreBounded(t *testing.T) {
+	builds := 0
+	table := funcspec.NewTable(func(job *rpcpb.RegisteredJob) (*graph.JobGraph, error) {
+		builds++
+		return pipeline(t, int(job.GetOptions().GetParallelism())), nil
+	})
+	spec := func(p int) *rpcpb.FunctionSpec { return crossed(t, funcspec.Registered(job("pipeline", p), pipeline(t, p))) }
+	for _, step := range []struct {
+		name        string
+		parallelism []int
+		builds      int
+	}{
+		{"one more than the table keeps", seq(1, funcspec.MaxBuilt+1), funcspec.MaxBuilt + 1},
+		{"the ones kept are not built again", seq(2, funcspec.MaxBuilt+1), funcspec.MaxBuilt + 1},
+		{"the least recently resolved was dropped", []int{1}, funcspec.MaxBuilt + 2},
+		{"which dropped the next least recent", []int{2}, funcspec.MaxBuilt + 3},
+		{"the most recent stay", []int{funcspec.MaxBuilt + 1, 1, 2}, funcspec.MaxBuilt + 3},
+	} {
+		for _, p := range step.parallelism {
+			if _, err := table.Resolve(spec(p)); err != nil {
+				t.Fatalf("%s: parallelism %d: %v", step.name, p, err)
+			}
+		}
+		if builds != step.builds {
+			t.Fatalf("%s: %d builds; want %d", step.name, builds, step.builds)
+		}
+	}
+}
+
+// seq is from, from+1, ..., to.
+func seq(from, to int) []int {
+	var out []int
+	for i := from; i <= to; i++ {
+		out = append(out, i)
+	}
+	return out
+}
+
 // A builder that is not deterministic may build the sender's graph on a
 // later call: the table refuses every task of the spec alike all the same,
 // so no task of the job runs while others were refused.

@@ -193,7 +193,9 @@ func TestBuiltGraphsAreBounded(t *testing.T) {
 		builds++
 		return pipeline(t, int(job.GetOptions().GetParallelism())), nil
 	})
-	spec := func(p int) *rpcpb.FunctionSpec { return crossed(t, funcspec.Registered(job("pipeline", p), pipeline(t, p))) }
+	spec := func(p int) *rpcpb.FunctionSpec {
+		return crossed(t, funcspec.Registered(job("pipeline", p), pipeline(t, p)))
+	}
 	for _, step := range []struct {
 		name        string
 		parallelism []int

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/weir-engine/weir"
+	"github.com/weir-engine/weir/internal/disktest"
 )
 
 // A cache whose files are lost, truncated or damaged gives the same result:
@@ -102,6 +103,35 @@ func TestCacheWriteFailureKeepsTheResult(t *testing.T) {
 		t.Fatalf("files left behind: %v", left)
 	}
 	if n, err := weir.Count(ctx, c.DataStream); err != nil || n != 50000 || runs.Load() != 100000 {
+		t.Fatalf("second Count = %d, %v, upstream saw %d; want it computed again", n, err, runs.Load())
+	}
+}
+
+// The same on a real full disk: the cache's directory is a tmpfs far
+// smaller than the cached stream, so its writes fail with ENOSPC; the
+// execution succeeds without the cache, warns, and leaves the disk empty
+// for the next one.
+func TestCacheOnFullDiskKeepsTheResult(t *testing.T) {
+	disk, _ := disktest.Small(t, 64<<10)
+	ctx := context.Background()
+	env, logs := batchEnv(t, weir.WithStateBackend(weir.StateBackend{LocalDir: disk}))
+	var runs seenCounter
+	c := weir.Cache(weir.Map(weir.FromSlice(env, ints(200000)), runs.see))
+	n, err := weir.Count(ctx, c.DataStream)
+	if err != nil || n != 200000 {
+		t.Fatalf("Count = %d, %v; want 200000 (the result without the cache)", n, err)
+	}
+	if c.IsCached() {
+		t.Fatal("a cache was created on a full disk")
+	}
+	if !strings.Contains(logs.String(), "cannot write the cached result") || !strings.Contains(logs.String(), "no space left on device") {
+		t.Fatalf("no warning naming the full disk in\n%s", logs)
+	}
+	left, _ := filepath.Glob(filepath.Join(disk, "weir-cache-*", "*"))
+	if len(left) != 0 {
+		t.Fatalf("files left behind on the full disk: %v", left)
+	}
+	if n, err := weir.Count(ctx, c.DataStream); err != nil || n != 200000 || runs.Load() != 400000 {
 		t.Fatalf("second Count = %d, %v, upstream saw %d; want it computed again", n, err, runs.Load())
 	}
 }

@@ -3,39 +3,15 @@ package sequence_test
 import (
 	"context"
 	"errors"
-	"fmt"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/weir-engine/weir"
 	"github.com/weir-engine/weir/internal/checkpoint/storage"
+	"github.com/weir-engine/weir/internal/disktest"
 	"github.com/weir-engine/weir/jobs/sequence"
 )
-
-// smallDisk mounts a tmpfs of size bytes at a new directory and returns
-// it, and a function that makes it large; the test is skipped where
-// mounting is not allowed (it needs root).
-func smallDisk(t *testing.T, size int) (dir string, grow func()) {
-	t.Helper()
-	dir = t.TempDir()
-	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", fmt.Sprintf("size=%d", size), "tmpfs", dir).CombinedOutput(); err != nil {
-		t.Skipf("a small disk needs a tmpfs mount, which is not allowed here: %v: %s", err, out)
-	}
-	t.Cleanup(func() {
-		// Lazily: a Pebble database that failed on the full disk may
-		// still be closing its files in the background.
-		if out, err := exec.Command("umount", "-l", dir).CombinedOutput(); err != nil {
-			t.Errorf("umount %s: %v: %s", dir, err, out)
-		}
-	})
-	return dir, func() {
-		if out, err := exec.Command("mount", "-o", "remount,size=256m", dir).CombinedOutput(); err != nil {
-			t.Fatalf("grow %s: %v: %s", dir, err, out)
-		}
-	}
-}
 
 // A full disk under the output, the checkpoints or the Pebble state fails
 // the job, once its restarts are used up, with an error that says "no
@@ -62,7 +38,7 @@ func TestFullDisk(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			disk, grow := smallDisk(t, c.size)
+			disk, grow := disktest.Small(t, c.size)
 			out, checkpoints, state := c.dirs(disk)
 			opts := func(extra ...weir.Option) []weir.Option {
 				backend := weir.StateBackend{}

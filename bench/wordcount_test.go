@@ -25,6 +25,18 @@ var wordcountFiles = struct {
 	paths map[int]string
 }{paths: map[int]string{}}
 
+// TestMain removes the word-count inputs the benchmarks wrote (hundreds
+// of MB each) when the binary ends.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	wordcountFiles.Lock()
+	for _, p := range wordcountFiles.paths {
+		os.RemoveAll(filepath.Dir(p))
+	}
+	wordcountFiles.Unlock()
+	os.Exit(code)
+}
+
 // wordcountFile writes (once per process and size) a text file of mb MB of
 // words drawn from a Zipf-like vocabulary, mixed case and punctuation, so
 // the tokenizer and the per-word state both do real work.

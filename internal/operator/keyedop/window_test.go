@@ -107,9 +107,10 @@ func TestProcessingTimeWindows(t *testing.T) {
 		{"tumbling", Assigner{Size: 10, Slide: 10, Processing: true}, []step{
 			{3, []kv{{"a", 1}, {"b", 2}, {"a", 4}}, nil},
 			{8, nil, nil},
-			// The timer is at the window's max timestamp, 9.
-			{9, nil, []string{"a [0, 10) 5", "b [0, 10) 2"}},
-			{10, []kv{{"a", 8}}, nil},
+			// The timer is at the window's max timestamp, 9, and fires
+			// once the clock is past it: an element of 9 is still in.
+			{9, []kv{{"b", 1}}, nil},
+			{10, []kv{{"a", 8}}, []string{"a [0, 10) 5", "b [0, 10) 3"}},
 			{25, nil, []string{"a [10, 20) 8"}},
 		}},
 		{"sliding", Assigner{Size: 10, Slide: 5, Processing: true}, []step{
@@ -123,8 +124,12 @@ func TestProcessingTimeWindows(t *testing.T) {
 			{8, []kv{{"a", 2}, {"b", 16}}, nil},
 			// [0,10) merged into [0,18): its timer at 9 is gone.
 			{15, nil, nil},
-			{17, []kv{{"a", 4}}, []string{"a [0, 18) 3", "b [8, 18) 16"}},
-			{26, nil, []string{"a [17, 27) 4"}},
+			// At 17 both sessions are still open: a's element of 17
+			// extends its session to [0, 27).
+			{17, []kv{{"a", 4}}, nil},
+			{18, nil, []string{"b [8, 18) 16"}},
+			{26, nil, nil},
+			{27, nil, []string{"a [0, 27) 7"}},
 		}},
 	}
 	for _, tt := range tests {

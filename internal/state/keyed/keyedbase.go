@@ -140,8 +140,12 @@ func (b *keyedBase[K, N]) RegisterProcessingTimer(ns N, ts int64) {
 	}
 }
 
-// scheduleWake arranges a mailbox call at the earliest processing-time
-// timer.
+// scheduleWake arranges a mailbox call once the processing time is past
+// the earliest processing-time timer: at the millisecond after it, as
+// Flink's timer service does. A timer of time t fires when the clock reads
+// t+1, so every element whose processing time is t was seen before it; a
+// window's timer (at its end - 1) firing within its last millisecond would
+// let that millisecond's later elements open and fire the window again.
 func (b *keyedBase[K, N]) scheduleWake() {
 	next, ok := b.timers.NextProcessingTime()
 	if !ok || (b.wake != nil && b.wakeAt <= next) {
@@ -151,7 +155,7 @@ func (b *keyedBase[K, N]) scheduleWake() {
 		b.wake()
 	}
 	b.wakeAt = next
-	b.wake = b.ctx.Timers.Schedule(time.UnixMilli(next), b.fireProcessingTimers)
+	b.wake = b.ctx.Timers.Schedule(time.UnixMilli(next+1), b.fireProcessingTimers)
 }
 
 func (b *keyedBase[K, N]) fireProcessingTimers() error {

@@ -1,94 +1,75 @@
 package nexmark
 
-// Each constructor below builds the entity for adjusted event number m at
-// event time ts, drawing from r. Every string is a slice of shared text
-// (text.go), so no constructor allocates.
+// Each method below writes the event of slot s at event time ts into e,
+// drawing from r. Every string is a slice of shared text (text.go), so none
+// allocates, and each writes the whole Event, so e may hold an old event.
 
-func (c Config) newPerson(m, ts int64, r *rng) Person {
+func (p *plan) person(e *Event, s slot, ts int64, r *rng) {
 	name := fullNames[r.intn(int64(len(fullNames)))]
-	email := pooledEmail(r)
-	card := pooledCreditCard(r)
+	email := p.emails[r.intn(emailPoolSize)]
+	card := pooledCreditCard(p.cards, r)
 	city := usCities[r.intn(int64(len(usCities)))]
 	state := usStates[r.intn(int64(len(usStates)))]
 
 	size := 8 + len(name) + len(email) + len(card) + len(city) + len(state)
-	pad := extra(r, size, c.AvgPersonByteSize)
-
-	return Person{
-		ID:           c.lastPerson(m) + c.FirstPersonID,
-		Name:         name,
-		EmailAddress: email,
-		CreditCard:   card,
-		City:         city,
-		State:        state,
-		DateTime:     ts,
-		Extra:        pad,
+	*e = Event{
+		Kind: KindPerson,
+		num:  [7]int64{numID: p.lastPerson(s) + p.c.FirstPersonID, numDateTime: ts},
+		str: [6]string{strA: name, strB: email, strCard: card, strCity: city, strState: state,
+			strExtra: p.extraText(r, size, p.c.AvgPersonByteSize)},
 	}
 }
 
-func (c Config) newAuction(m, ts int64, r *rng) Auction {
-	var seller int64
-	if r.intn(int64(c.HotSellersRatio)) > 0 {
-		seller = c.hotSeller(m)
-	} else {
-		seller = c.randomPerson(m, r)
+func (p *plan) auction(e *Event, s slot, ts int64, r *rng) {
+	lastPerson := p.lastPerson(s)
+	seller := hotSeller(lastPerson)
+	if r.intn(int64(p.c.HotSellersRatio)) == 0 {
+		seller = p.c.randomPerson(lastPerson, r)
 	}
-	category := c.FirstCategoryID + r.intn(int64(c.NumCategories))
+	category := p.c.FirstCategoryID + r.intn(int64(p.c.NumCategories))
 	initialBid := r.price()
-	expires := ts + c.auctionLengthMs(m, ts, r)
+	expires := ts + p.auctionLength(s.m, ts, r)
 
-	name := pooledWord(r, 20)
-	desc := pooledWord(r, 100)
+	name := pooledWord(p.words, r, 20)
+	desc := pooledWord(p.words, r, 100)
 	reserve := initialBid + r.price()
 
 	size := 8 + len(name) + len(desc) + 8 + 8 + 8 + 8 + 8
-	pad := extra(r, size, c.AvgAuctionByteSize)
-
-	return Auction{
-		ID:          c.lastAuction(m) + c.FirstAuctionID,
-		ItemName:    name,
-		Description: desc,
-		InitialBid:  initialBid,
-		Reserve:     reserve,
-		DateTime:    ts,
-		Expires:     expires,
-		Seller:      seller + c.FirstPersonID,
-		Category:    category,
-		Extra:       pad,
+	*e = Event{
+		Kind: KindAuction,
+		num: [7]int64{numID: p.lastAuction(s) + p.c.FirstAuctionID, numDateTime: ts, numA: initialBid, numB: reserve,
+			numExpires: expires, numSeller: seller + p.c.FirstPersonID, numCategory: category},
+		str: [6]string{strA: name, strB: desc, strExtra: p.extraText(r, size, p.c.AvgAuctionByteSize)},
 	}
 }
 
-func (c Config) newBid(m, ts int64, r *rng) Bid {
-	var auction, bidder int64
-	if r.intn(int64(c.HotAuctionRatio)) > 0 {
-		auction = c.hotAuction(m)
-	} else {
-		auction = c.randomAuction(m, r)
+// bid is the hot path: 46 events in 50. Its draws share random words
+// where each needs 32 bits or fewer (see rng.split), so a bid costs five
+// steps of the random stream, the seeding included.
+func (p *plan) bid(e *Event, s slot, ts int64, r *rng) {
+	hotA, hotB := r.split()
+	auction := hotAuction(p.lastAuction(s))
+	if lemire32(hotA, int64(p.c.HotAuctionRatio)) == 0 {
+		auction = p.c.randomAuction(p.lastAuction(s), r)
 	}
-	if r.intn(int64(c.HotBiddersRatio)) > 0 {
-		bidder = c.hotBidder(m)
-	} else {
-		bidder = c.randomPerson(m, r)
+	bidder := hotBidder(p.lastPerson(s))
+	if lemire32(hotB, int64(p.c.HotBiddersRatio)) == 0 {
+		bidder = p.c.randomPerson(p.lastPerson(s), r)
 	}
 	price := r.price()
 
-	table := channelTable()
-	var ch channel
-	if r.intn(hotChannelsRatio) > 0 {
-		ch = table[r.intn(int64(len(hotChannels)))]
-	} else {
-		ch = table[int64(len(hotChannels))+r.intn(numChannels)]
+	// Half the bids go through one of the hot channels, as in the reference
+	// (hotChannelsRatio 2): the word's top bit picks the half.
+	pick, index := r.split()
+	ch := &p.channels[len(hotChannels)+int(lemire32(index, numChannels))]
+	if pick>>31 == 0 {
+		ch = &p.channels[lemire32(index, int64(len(hotChannels)))]
 	}
 
 	// The reference counts only the four numbers towards a bid's size.
-	pad := extra(r, 8+8+8+8, c.AvgBidByteSize)
-	return Bid{
-		Auction:  auction + c.FirstAuctionID,
-		Bidder:   bidder + c.FirstPersonID,
-		Price:    price,
-		Channel:  ch.name,
-		URL:      ch.url,
-		DateTime: ts,
-		Extra:    pad,
+	*e = Event{
+		Kind: KindBid,
+		num:  [7]int64{numID: auction + p.c.FirstAuctionID, numDateTime: ts, numA: bidder + p.c.FirstPersonID, numB: price},
+		str:  [6]string{strA: ch.name, strB: ch.url, strExtra: p.extraText(r, 8+8+8+8, p.c.AvgBidByteSize)},
 	}
 }

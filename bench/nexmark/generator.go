@@ -14,6 +14,7 @@ import (
 // position 0 with stride 1.
 type Generator struct {
 	cfg     Config
+	plan    *plan // shared by the generators Split makes; never written
 	first   int64 // position of this generator's first event
 	stride  int64 // distance between consecutive positions
 	emitted int64 // events returned so far
@@ -25,7 +26,8 @@ func TryNewGenerator(c Config) (*Generator, error) {
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}
-	return &Generator{cfg: c, stride: 1}, nil
+	p := c.newPlan()
+	return &Generator{cfg: c, plan: &p, stride: 1}, nil
 }
 
 // NewGenerator is TryNewGenerator for configs known to be valid; it panics
@@ -45,14 +47,39 @@ func (g *Generator) Config() Config { return g.cfg }
 func (g *Generator) NextPosition() int64 { return g.first + g.emitted*g.stride }
 
 // Next returns the next event, or false once the generator has passed
-// NumEvents. An unbounded generator never returns false.
+// NumEvents. An unbounded generator never returns false. Fill is cheaper
+// per event.
 func (g *Generator) Next() (Event, bool) {
-	n := g.NextPosition()
-	if g.cfg.NumEvents > 0 && n >= g.cfg.NumEvents {
+	var one [1]Event
+	if g.Fill(one[:]) == 0 {
 		return Event{}, false
 	}
-	g.emitted++
-	return g.cfg.EventAt(n), true
+	return one[0], true
+}
+
+// Fill writes the next events into dst, as many as fit and remain, and
+// returns how many it wrote (0 once the generator has passed NumEvents).
+// They are the events Next would return one by one; dst may hold old
+// events, which are overwritten. Filling a reused slab is the cheapest way
+// to walk the stream: the per-event work is then the event's own random
+// draws and fields.
+func (g *Generator) Fill(dst []Event) int {
+	n := len(dst)
+	if g.cfg.NumEvents > 0 {
+		n = min(n, int(g.remaining()))
+	}
+	g.plan.fill(dst[:n], g.NextPosition(), g.stride)
+	g.emitted += int64(n)
+	return n
+}
+
+// remaining returns how many events a bounded generator has left.
+func (g *Generator) remaining() int64 {
+	left := g.cfg.NumEvents - g.NextPosition()
+	if left <= 0 {
+		return 0
+	}
+	return (left + g.stride - 1) / g.stride
 }
 
 // All returns an iterator over the events Next would return; iterating
@@ -99,6 +126,7 @@ func (g *Generator) Split(index, count int) *Generator {
 	}
 	return &Generator{
 		cfg:    g.cfg,
+		plan:   g.plan,
 		first:  g.first + (g.emitted+int64(index))*g.stride,
 		stride: g.stride * int64(count),
 	}

@@ -321,3 +321,77 @@ func TestEventTimestampAndKind(t *testing.T) {
 		}
 	}
 }
+
+// TestEventsStayInTheirWindow checks that no event takes more than its
+// eventSteps steps of the random stream, so the windows of consecutive
+// events never overlap and every event's draws are independent of the
+// others'. It counts the steps every event of a stream takes, with the
+// hot ratios at 1 so that every seller, auction and bidder is a random
+// draw (the most steps).
+func TestEventsStayInTheirWindow(t *testing.T) {
+	for _, ratios := range []int{1, 4} {
+		c := testConfig(5000)
+		c.HotAuctionRatio, c.HotBiddersRatio, c.HotSellersRatio = ratios, ratios, ratios
+		p := c.newPlan()
+		most := map[EventKind]uint64{}
+		for m := range c.NumEvents {
+			r := rngAt(p.seed, m)
+			start := r.state
+			var e Event
+			p.draw(&e, p.slotOf(m), &r)
+			steps := uint64(0)
+			for x := start; x != r.state && steps <= eventSteps; x += golden {
+				steps++
+			}
+			if steps > eventSteps {
+				t.Fatalf("ratios %d: event %d (%s) took more than %d steps", ratios, m, e.Kind, eventSteps)
+			}
+			most[e.Kind] = max(most[e.Kind], steps)
+		}
+		t.Logf("ratios %d: most steps per kind %v", ratios, most)
+		if ratios == 1 && most[KindAuction] != 11 {
+			t.Errorf("an auction took at most %d steps, want 11 (the count eventSteps is chosen for)", most[KindAuction])
+		}
+	}
+}
+
+// TestFillEqualsEventAt checks the batch path: Fill and Config.EventsAt
+// into a reused slab (holding old events of every kind) give the events
+// EventAt gives, in order and out of order, for strides below and above
+// one cycle of 50 events.
+func TestFillEqualsEventAt(t *testing.T) {
+	for _, ooo := range []int64{1, 7} {
+		for _, stride := range []int{1, 3, 77} {
+			c := testConfig(3001)
+			c.OutOfOrderGroupSize = ooo
+			var slab [37]Event // a size that leaves a partial last fill
+			for i := range slab {
+				slab[i] = c.EventAt(int64(i)) // stale events of every kind
+			}
+			first := int64(stride - 1)
+			g := NewGenerator(c).Split(stride-1, stride)
+			pos := first
+			for {
+				n := g.Fill(slab[:])
+				if n == 0 {
+					break
+				}
+				for i := range n {
+					if want := c.EventAt(pos); slab[i] != want {
+						t.Fatalf("ooo %d, stride %d: Fill gave %+v at position %d, EventAt %+v", ooo, stride, slab[i], pos, want)
+					}
+					pos += int64(stride)
+				}
+			}
+			if pos < c.NumEvents || pos >= c.NumEvents+int64(stride) {
+				t.Fatalf("ooo %d, stride %d: Fill stopped at position %d of %d", ooo, stride, pos, c.NumEvents)
+			}
+			c.EventsAt(slab[:], first, int64(stride))
+			for i := range slab {
+				if want := c.EventAt(first + int64(i*stride)); slab[i] != want {
+					t.Fatalf("ooo %d, stride %d: EventsAt gave %+v at position %d, EventAt %+v", ooo, stride, slab[i], first+int64(i*stride), want)
+				}
+			}
+		}
+	}
+}

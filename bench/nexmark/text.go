@@ -25,8 +25,6 @@ const (
 	minStringLength = 3
 	// numChannels is how many cold channels exist ("channel-0" ...).
 	numChannels = 10_000
-	// hotChannelsRatio: a bid uses a hot channel with probability 1-1/2.
-	hotChannelsRatio = 2
 )
 
 // fullNames holds every "First Last" pair so a person's name costs no
@@ -108,21 +106,18 @@ func appendWord(b []byte, r *rng, maxLength int64, sep byte) []byte {
 	return append(b[:start], b[lead:]...)
 }
 
-// extraSize draws the length of an Extra field so that currentSize plus it
-// averages avgSize: uniform in [d-δ, d+δ) where d = avgSize-currentSize and
-// δ = d/5 rounded, and 0 if currentSize already exceeds avgSize. This is the
-// reference's nextExtra.
-func extraSize(r *rng, currentSize, avgSize int) int {
+// extraSize returns the length of an Extra field so that currentSize plus
+// it averages avgSize: uniform in [d-δ, d+δ) where d = avgSize-currentSize
+// and δ = d/5 rounded, and 0 if currentSize already exceeds avgSize; x is
+// the 32 random bits it draws with. This is the reference's nextExtra (whose
+// range is far below 2^32; see lemire32).
+func extraSize(x uint32, currentSize, avgSize int) int {
 	if currentSize > avgSize {
 		return 0
 	}
 	d := avgSize - currentSize
 	delta := (d + 2) / 5 // round(d*0.2) for d >= 0
-	size := d - delta
-	if delta > 0 {
-		size += int(r.intn(int64(2 * delta)))
-	}
-	return size
+	return d - delta + int(lemire32(x, int64(2*delta)))
 }
 
 // extraPoolSize caps an Extra field's length (only an average size near
@@ -143,12 +138,14 @@ var extraPool = sync.OnceValue(func() string {
 	return string(b)
 })
 
-// extra returns a random Extra field for an entity whose other fields count
-// currentSize bytes towards avgSize.
-func extra(r *rng, currentSize, avgSize int) string {
-	n := min(extraSize(r, currentSize, avgSize), extraPoolSize)
-	off := r.intn(extraPoolSize)
-	return extraPool()[off : off+int64(n)]
+// extraText returns a random Extra field for an entity whose other fields
+// count currentSize bytes towards avgSize: a window of the extra pool, its
+// length and offset drawn from one random word.
+func (p *plan) extraText(r *rng, currentSize, avgSize int) string {
+	size, off := r.split()
+	n := min(extraSize(size, currentSize, avgSize), extraPoolSize)
+	o := lemire32(off, extraPoolSize)
+	return p.extra[o : o+int64(n)]
 }
 
 // Pre-generated text that events slice instead of building strings: the
@@ -185,11 +182,11 @@ var wordPool = sync.OnceValue(func() string {
 // pooledWord returns a random word as the reference's nextString makes one
 // (see appendWord): minStringLength to maxLength-1 letters, each a space
 // with probability 1/13, trimmed of spaces. The letters are a window of
-// wordPool at a random offset, so its distribution is the reference's.
-func pooledWord(r *rng, maxLength int64) string {
+// words (wordPool) at a random offset, so its distribution is the reference's.
+func pooledWord(words string, r *rng, maxLength int64) string {
 	n := minStringLength + r.intn(maxLength-minStringLength)
 	off := r.intn(wordPoolSize - maxWordLength)
-	return strings.Trim(wordPool()[off:off+n], " ")
+	return strings.Trim(words[off:off+n], " ")
 }
 
 // emailPool holds emailPoolSize addresses made as the reference makes one:
@@ -215,9 +212,6 @@ var emailPool = sync.OnceValue(func() []string {
 	return out
 })
 
-// pooledEmail returns a random e-mail address from emailPool.
-func pooledEmail(r *rng) string { return emailPool()[r.intn(emailPoolSize)] }
-
 // cardPool is cardGroups groups of four uniform digits, each followed by a
 // space.
 var cardPool = sync.OnceValue(func() string {
@@ -231,9 +225,10 @@ var cardPool = sync.OnceValue(func() string {
 })
 
 // pooledCreditCard returns four space-separated groups of four digits, as
-// the reference's credit card numbers: four consecutive groups of cardPool
+// the reference's credit card numbers: four consecutive groups of cards
+// (cardPool)
 // from a random one, so every group is uniform over 0000-9999.
-func pooledCreditCard(r *rng) string {
+func pooledCreditCard(cards string, r *rng) string {
 	g := r.intn(cardGroups - 3)
-	return cardPool()[5*g : 5*g+19]
+	return cards[5*g : 5*g+19]
 }

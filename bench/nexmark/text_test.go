@@ -58,7 +58,7 @@ func TestPooledWordsFollowTheReference(t *testing.T) {
 		r1, r2 := rng{state: 1}, rng{state: 2}
 		for i := range n {
 			ref[i] = string(appendWord(nil, &r1, maxLen, ' '))
-			pooled[i] = pooledWord(&r2, maxLen)
+			pooled[i] = pooledWord(wordPool(), &r2, maxLen)
 		}
 		a, b := statsOf(ref), statsOf(pooled)
 		if math.Abs(a.meanLen-b.meanLen) > 0.02*a.meanLen+0.05 {
@@ -79,7 +79,7 @@ func TestPooledCreditCardShape(t *testing.T) {
 	r := rng{state: 3}
 	var digits [10]int
 	for range 10_000 {
-		c := pooledCreditCard(&r)
+		c := pooledCreditCard(cardPool(), &r)
 		if len(c) != 19 || c[4] != ' ' || c[9] != ' ' || c[14] != ' ' {
 			t.Fatalf("credit card %q: want four groups of four digits", c)
 		}

@@ -38,13 +38,12 @@ func (c Config) WatermarkAt(n int64) int64 {
 	return c.timestampOf(n / g * g)
 }
 
-// auctionLengthMs draws how long auction m, created at ts, stays open: uniform
+// auctionLength draws how long auction m, created at ts, stays open: uniform
 // in [1, 2*horizon], where horizon is the event time until InFlightAuctions
 // more auctions will have been created. So about InFlightAuctions auctions
 // are open at any time, whatever the rate. This is the reference's
 // nextAuctionLengthMs.
-func (c Config) auctionLengthMs(m, ts int64, r *rng) int64 {
-	eventsAhead := int64(c.InFlightAuctions) * c.proportionDenominator() / int64(c.AuctionProportion)
-	horizon := c.timestampOf(m+eventsAhead) - ts
+func (p *plan) auctionLength(m, ts int64, r *rng) int64 {
+	horizon := p.timestamp(m+p.auctionAhead) - ts
 	return 1 + r.intn(max(2*horizon, 1))
 }

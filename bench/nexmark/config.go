@@ -108,6 +108,11 @@ func DefaultConfig() Config {
 // exactly when g is not a multiple of 953 (a prime).
 const outOfOrderMultiplier = 953
 
+// maxDrawRange bounds the fields the generator draws from with 32 random
+// bits (see lemire32): the hot ratios, NumActivePeople and
+// InFlightAuctions.
+const maxDrawRange = 1 << 30
+
 // Validate returns an error wrapping ErrInvalidConfig that names the first
 // field out of range, or nil.
 func (c Config) Validate() error {
@@ -121,12 +126,13 @@ func (c Config) Validate() error {
 		return bad("NumEvents %d is negative", c.NumEvents)
 	case c.PersonProportion < 1 || c.AuctionProportion < 1 || c.BidProportion < 1:
 		return bad("proportions %d:%d:%d must all be at least 1", c.PersonProportion, c.AuctionProportion, c.BidProportion)
-	case c.NumActivePeople < 1:
-		return bad("NumActivePeople %d < 1", c.NumActivePeople)
-	case c.InFlightAuctions < 1:
-		return bad("InFlightAuctions %d < 1", c.InFlightAuctions)
-	case c.HotAuctionRatio < 1 || c.HotSellersRatio < 1 || c.HotBiddersRatio < 1:
-		return bad("hot ratios %d, %d, %d must all be at least 1", c.HotAuctionRatio, c.HotSellersRatio, c.HotBiddersRatio)
+	case c.NumActivePeople < 1 || c.NumActivePeople > maxDrawRange:
+		return bad("NumActivePeople %d not in [1, 2^30]", c.NumActivePeople)
+	case c.InFlightAuctions < 1 || c.InFlightAuctions > maxDrawRange:
+		return bad("InFlightAuctions %d not in [1, 2^30]", c.InFlightAuctions)
+	case c.HotAuctionRatio < 1 || c.HotSellersRatio < 1 || c.HotBiddersRatio < 1 ||
+		c.HotAuctionRatio > maxDrawRange || c.HotSellersRatio > maxDrawRange || c.HotBiddersRatio > maxDrawRange:
+		return bad("hot ratios %d, %d, %d must all be in [1, 2^30]", c.HotAuctionRatio, c.HotSellersRatio, c.HotBiddersRatio)
 	case c.AvgPersonByteSize < 0 || c.AvgAuctionByteSize < 0 || c.AvgBidByteSize < 0:
 		return bad("average byte sizes must not be negative")
 	case c.BaseTime < 0:

@@ -23,8 +23,8 @@ func (p *plan) person(e *Event, s slot, ts int64, r *rng) {
 func (p *plan) auction(e *Event, s slot, ts int64, r *rng) {
 	lastPerson := p.lastPerson(s)
 	seller := hotSeller(lastPerson)
-	if r.intn(int64(p.c.HotSellersRatio)) == 0 {
-		seller = p.c.randomPerson(lastPerson, r)
+	if hot, pick := r.split(); lemire32(hot, int64(p.c.HotSellersRatio)) == 0 {
+		seller = p.c.randomPerson(lastPerson, pick)
 	}
 	category := p.c.FirstCategoryID + r.intn(int64(p.c.NumCategories))
 	initialBid := r.price()
@@ -43,33 +43,38 @@ func (p *plan) auction(e *Event, s slot, ts int64, r *rng) {
 	}
 }
 
-// bid is the hot path: 46 events in 50. Its draws share random words
-// where each needs 32 bits or fewer (see rng.split), so a bid costs five
-// steps of the random stream, the seeding included.
+// bid is the hot path: 46 events in 50. It takes five steps of the random
+// stream, whatever it draws: each step serves two draws of 32 bits (see
+// rng.split and lemire32), and the random auction and bidder are drawn
+// whether or not the hot ones are taken, so that the choices are selects,
+// not branches the processor mispredicts half the time.
 func (p *plan) bid(e *Event, s slot, ts int64, r *rng) {
 	hotA, hotB := r.split()
-	auction := hotAuction(p.lastAuction(s))
+	pickA, pickB := r.split()
+	lastAuction, lastPerson := p.lastAuction(s), p.lastPerson(s)
+	auction := hotAuction(lastAuction)
 	if lemire32(hotA, int64(p.c.HotAuctionRatio)) == 0 {
-		auction = p.c.randomAuction(p.lastAuction(s), r)
+		auction = p.c.randomAuction(lastAuction, pickA)
 	}
-	bidder := hotBidder(p.lastPerson(s))
+	bidder := hotBidder(lastPerson)
 	if lemire32(hotB, int64(p.c.HotBiddersRatio)) == 0 {
-		bidder = p.c.randomPerson(p.lastPerson(s), r)
+		bidder = p.c.randomPerson(lastPerson, pickB)
 	}
 	price := r.price()
 
 	// Half the bids go through one of the hot channels, as in the reference
 	// (hotChannelsRatio 2): the word's top bit picks the half.
 	pick, index := r.split()
-	ch := &p.channels[len(hotChannels)+int(lemire32(index, numChannels))]
+	ch := int64(len(hotChannels)) + lemire32(index, numChannels)
 	if pick>>31 == 0 {
-		ch = &p.channels[lemire32(index, int64(len(hotChannels)))]
+		ch = lemire32(index, int64(len(hotChannels)))
 	}
+	name, url := p.channels.get(ch)
 
 	// The reference counts only the four numbers towards a bid's size.
 	*e = Event{
 		Kind: KindBid,
 		num:  [7]int64{numID: auction + p.c.FirstAuctionID, numDateTime: ts, numA: bidder + p.c.FirstPersonID, numB: price},
-		str:  [6]string{strA: ch.name, strB: ch.url, strExtra: p.extraText(r, 8+8+8+8, p.c.AvgBidByteSize)},
+		str:  [6]string{strA: name, strB: url, strExtra: p.extraText(r, 8+8+8+8, p.c.AvgBidByteSize)},
 	}
 }

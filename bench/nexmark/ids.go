@@ -106,18 +106,20 @@ func (y cycles) lastAuction(s slot) int64 {
 // people (lastPerson being the latest) plus PersonIDLead IDs not generated
 // yet. Bounding the draw to the active set keeps the density of activity per
 // person steady however long the stream runs.
-func (c Config) randomPerson(lastPerson int64, r *rng) int64 {
+// x is the 32 random bits it draws with.
+func (c Config) randomPerson(lastPerson int64, x uint32) int64 {
 	numPeople := lastPerson + 1
 	active := min(numPeople, int64(c.NumActivePeople))
-	return numPeople - active + r.intn(active+PersonIDLead)
+	return numPeople - active + lemire32(x, active+PersonIDLead)
 }
 
 // randomAuction draws a base-0 auction ID from the InFlightAuctions most
 // recent auctions (lastAuction being the latest, the ones likely still
 // open) plus AuctionIDLead IDs not generated yet.
-func (c Config) randomAuction(lastAuction int64, r *rng) int64 {
+// x is the 32 random bits it draws with.
+func (c Config) randomAuction(lastAuction int64, x uint32) int64 {
 	lo := max(lastAuction-int64(c.InFlightAuctions), 0)
-	return lo + r.intn(lastAuction-lo+1+AuctionIDLead)
+	return lo + lemire32(x, lastAuction-lo+1+AuctionIDLead)
 }
 
 // hotSeller is the first person of the batch of hotBatch people that

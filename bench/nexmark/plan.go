@@ -16,7 +16,7 @@ type plan struct {
 	// more auctions to be created (see auctionLength).
 	auctionAhead int64
 
-	channels []channel
+	channels *channels
 	extra    string
 	words    string
 	emails   []string

@@ -14,8 +14,8 @@ import (
 type rng struct{ state uint64 }
 
 // eventSteps is how many steps of the stream each event owns. An event
-// takes at most 11 (an auction whose seller is not the hot one;
-// TestEventsStayInTheirWindow), so the windows never overlap.
+// takes at most 10 (an auction; TestEventsStayInTheirWindow), so the
+// windows never overlap.
 const eventSteps = 16
 
 // rngAt returns event m's window of the stream whose start is base

@@ -2,6 +2,7 @@ package nexmark
 
 import (
 	"math"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -92,6 +93,75 @@ func TestPooledCreditCardShape(t *testing.T) {
 	for d, n := range digits { // 16,000 of each expected
 		if n < 15_000 || n > 17_000 {
 			t.Errorf("digit %d drawn %d times of 160,000", d, n)
+		}
+	}
+}
+
+// TestPriceFollowsExp checks the table-and-series price against the
+// reference's formula, 10^(6u) * 100 rounded, computed with math.Exp from
+// the same random word: at most one cent apart, and within [100, 1e8].
+func TestPriceFollowsExp(t *testing.T) {
+	r := rng{state: 4}
+	off := 0
+	for range 200_000 {
+		x := r
+		u := float64(x.next()>>11) * (1.0 / (1 << 53))
+		want := int64(math.Round(math.Exp(u*6*math.Ln10) * 100))
+		got := r.price()
+		if got < 100 || got > 100_000_000 || got-want > 1 || want-got > 1 {
+			t.Fatalf("price %d for u=%v, want %d", got, u, want)
+		}
+		if got != want {
+			off++
+		}
+	}
+	if off > 20 { // about 2^-43 * 1024 * 1e8 relative: a handful at most
+		t.Errorf("%d of 200,000 prices one cent off the formula", off)
+	}
+}
+
+// TestChannels checks the bids' channels: half through the four hot ones,
+// a quarter of that each, the rest spread over channel-0 to channel-9999,
+// and every URL the shape the reference gives it.
+func TestChannels(t *testing.T) {
+	c := testConfig(200_000)
+	perChannel := map[string]int{}
+	bids := 0
+	for e := range NewGenerator(c).All() {
+		if !e.IsBid() {
+			continue
+		}
+		b := e.Bid()
+		bids++
+		perChannel[b.Channel]++
+		if !strings.HasPrefix(b.URL, "https://www.nexmark.com/") || !strings.Contains(b.URL, "item.htm?query=1") {
+			t.Fatalf("channel %s: URL %q", b.Channel, b.URL)
+		}
+	}
+	hot := 0
+	for _, name := range hotChannels {
+		n := perChannel[name]
+		hot += n
+		if share := float64(n) / float64(bids); share < 0.12 || share > 0.13 {
+			t.Errorf("%s carries %.3f of the bids, want 1/8", name, share)
+		}
+	}
+	cold := len(perChannel) - len(hotChannels)
+	if share := float64(hot) / float64(bids); share < 0.49 || share > 0.51 {
+		t.Errorf("hot channels carry %.3f of the bids, want 1/2", share)
+	}
+	// About 92,000 cold bids over 10,000 channels: all but a few used.
+	if cold < 9_900 || cold > numChannels {
+		t.Errorf("%d distinct cold channels, want nearly all %d", cold, numChannels)
+	}
+	tab := channelTable()
+	for i := range int64(len(hotChannels) + numChannels) {
+		name, url := tab.get(i)
+		if i >= int64(len(hotChannels)) && name != "channel-"+strconv.Itoa(int(i)-len(hotChannels)) {
+			t.Fatalf("channel %d is named %q", i, name)
+		}
+		if !strings.HasPrefix(url, "https://www.nexmark.com/") {
+			t.Fatalf("channel %d: URL %q", i, url)
 		}
 	}
 }

@@ -20,14 +20,14 @@ func Q0(env *weir.Env, cfg nexmark.Config) weir.DataStream[reference.Q0Result] {
 // partial result, and a final stage of parallelism 1 adds those up into the
 // one reference.Q0Result, so the answer can be checked.
 func Q0Of(events weir.DataStream[nexmark.Event]) weir.DataStream[reference.Q0Result] {
-	bids := weir.FlatMap(events, func(e nexmark.Event, out weir.Collector[nexmark.Bid]) error {
-		if e.IsBid() {
-			out.Collect(e.Bid())
+	bids := weir.FlatMap(events, func(e nexmark.Event, out weir.Collector[reference.Q0Row]) error {
+		if b := e.Bid(); e.IsBid() {
+			out.Collect(reference.Q0RowOf(&b))
 		}
 		return nil
 	}).Name("q0-bids")
-	parts := weir.FlatMapWith(bids, weir.FlatMapFunction[nexmark.Bid, reference.Q0Result](&q0Sum[nexmark.Bid]{
-		add: func(r *reference.Q0Result, b nexmark.Bid) { r.Bids++; r.Checksum += reference.BidChecksum(&b) },
+	parts := weir.FlatMapWith(bids, weir.FlatMapFunction[reference.Q0Row, reference.Q0Result](&q0Sum[reference.Q0Row]{
+		add: func(r *reference.Q0Result, row reference.Q0Row) { r.Bids++; r.Checksum += row.Checksum() },
 	})).Name("q0-discard")
 	return weir.FlatMapWith(parts.Global(), weir.FlatMapFunction[reference.Q0Result, reference.Q0Result](&q0Sum[reference.Q0Result]{
 		add: func(r *reference.Q0Result, p reference.Q0Result) { *r = r.Add(p) },

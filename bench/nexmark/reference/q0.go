@@ -23,11 +23,30 @@ func (r Q0Result) Add(o Q0Result) Q0Result {
 	return Q0Result{Bids: r.Bids + o.Bids, Checksum: r.Checksum + o.Checksum}
 }
 
-// BidChecksum is one bid's contribution to Q0Result.Checksum: the unsigned,
+// Q0Row is a bid as q0 projects it: `SELECT auction, bidder, price,
+// dateTime, extra FROM bid`.
+type Q0Row struct {
+	Auction, Bidder, Price, DateTime int64
+	Extra                            string
+}
+
+// Q0RowOf projects b.
+func Q0RowOf(b *nexmark.Bid) Q0Row {
+	return Q0Row{Auction: b.Auction, Bidder: b.Bidder, Price: b.Price, DateTime: b.DateTime, Extra: b.Extra}
+}
+
+// Checksum is the row's contribution to Q0Result.Checksum: the unsigned,
 // wrapping sum of its Auction, Bidder, Price, DateTime and the length of
 // its Extra.
+func (r *Q0Row) Checksum() uint64 {
+	return uint64(r.Auction) + uint64(r.Bidder) + uint64(r.Price) + uint64(r.DateTime) + uint64(len(r.Extra))
+}
+
+// BidChecksum is one bid's contribution to Q0Result.Checksum, that of its
+// Q0Row.
 func BidChecksum(b *nexmark.Bid) uint64 {
-	return uint64(b.Auction) + uint64(b.Bidder) + uint64(b.Price) + uint64(b.DateTime) + uint64(len(b.Extra))
+	row := Q0RowOf(b)
+	return row.Checksum()
 }
 
 // Q0 passes every bid through and counts it.

@@ -11,11 +11,13 @@
 // times in ms since the Unix epoch; nothing here reads the wall clock.
 //
 // The stream is a pure function of a Config and a position: Config.EventAt(n)
-// computes event n from scratch, seeding a splitmix64 generator with
-// (Config.Seed, n). So parallel source subtasks need no coordination: each
-// takes its own positions, either through Generator.Split (round-robin, which
-// keeps every subtask at the same point in event time) or by calling EventAt
-// on a contiguous range. A Generator's whole state is its position, which a
+// computes event n from scratch, drawing from its own window of one
+// splitmix64 stream per Config.Seed. So parallel source subtasks need no
+// coordination: each takes its own positions, either through Generator.Split
+// (round-robin, which keeps every subtask at the same point in event time)
+// or by calling EventAt on a contiguous range. Generator.Fill and
+// Config.EventsAt give the same events into a reused slab, the cheapest way
+// to walk the stream. A Generator's whole state is its position, which a
 // source checkpoints and restores with Position and SetPosition.
 //
 // # Relationships, as in the reference generator

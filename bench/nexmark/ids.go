@@ -20,12 +20,6 @@ const (
 	hotBatch = 100
 )
 
-// kindOf returns the kind of the event with adjusted number m.
-func (c Config) kindOf(m int64) EventKind {
-	y := c.cycles()
-	return y.kind(y.slotOf(m))
-}
-
 // lastPerson returns the base-0 ID of the latest person at or before event m
 // (m's own ID if m is a person).
 func (c Config) lastPerson(m int64) int64 {

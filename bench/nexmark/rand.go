@@ -61,11 +61,6 @@ func lemire32(x uint32, n int64) int64 {
 	return int64(uint64(x) * uint64(n) >> 32)
 }
 
-// float returns a number in [0, 1) with 53 random bits.
-func (r *rng) float() float64 {
-	return float64(int64(r.next()>>11)) * (1.0 / (1 << 53)) // int64: a cheaper conversion
-}
-
 // price returns a price in cents, log-uniform over [100, 1e8], as the
 // reference's PriceGenerator does: 10^(6u) * 100, rounded, for u uniform in
 // [0, 1). 10^(6u) is computed as a table entry times a short series (see

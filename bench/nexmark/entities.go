@@ -24,7 +24,7 @@ func (p *plan) auction(e *Event, s slot, ts int64, r *rng) {
 	lastPerson := p.lastPerson(s)
 	seller := hotSeller(lastPerson)
 	if hot, pick := r.split(); lemire32(hot, int64(p.c.HotSellersRatio)) == 0 {
-		seller = p.c.randomPerson(lastPerson, pick)
+		seller = p.randomPerson(lastPerson, pick)
 	}
 	category := p.c.FirstCategoryID + r.intn(int64(p.c.NumCategories))
 	initialBid := r.price()
@@ -54,16 +54,16 @@ func (p *plan) bid(e *Event, s slot, ts int64, r *rng) {
 	lastAuction, lastPerson := p.lastAuction(s), p.lastPerson(s)
 	auction := hotAuction(lastAuction)
 	if lemire32(hotA, int64(p.c.HotAuctionRatio)) == 0 {
-		auction = p.c.randomAuction(lastAuction, pickA)
+		auction = p.randomAuction(lastAuction, pickA)
 	}
 	bidder := hotBidder(lastPerson)
 	if lemire32(hotB, int64(p.c.HotBiddersRatio)) == 0 {
-		bidder = p.c.randomPerson(lastPerson, pickB)
+		bidder = p.randomPerson(lastPerson, pickB)
 	}
 	price := r.price()
 
 	// Half the bids go through one of the hot channels, as in the reference
-	// (hotChannelsRatio 2): the word's top bit picks the half.
+	// (its HOT_CHANNELS_RATIO 2): the word's top bit picks the half.
 	pick, index := r.split()
 	ch := int64(len(hotChannels)) + lemire32(index, numChannels)
 	if pick>>31 == 0 {
@@ -72,9 +72,9 @@ func (p *plan) bid(e *Event, s slot, ts int64, r *rng) {
 	name, url := p.channels.get(ch)
 
 	// The reference counts only the four numbers towards a bid's size.
-	*e = Event{
-		Kind: KindBid,
-		num:  [7]int64{numID: auction + p.c.FirstAuctionID, numDateTime: ts, numA: bidder + p.c.FirstPersonID, numB: price},
-		str:  [6]string{strA: name, strB: url, strExtra: p.extraText(r, 8+8+8+8, p.c.AvgBidByteSize)},
-	}
+	extra := p.extraText(r, 8+8+8+8, p.c.AvgBidByteSize)
+	// Field by field: a whole-Event literal is built aside and copied.
+	e.Kind = KindBid
+	e.num = [7]int64{numID: auction + p.c.FirstAuctionID, numDateTime: ts, numA: bidder + p.c.FirstPersonID, numB: price}
+	e.str = [6]string{strA: name, strB: url, strExtra: extra}
 }

@@ -101,9 +101,9 @@ func (y cycles) lastAuction(s slot) int64 {
 // yet. Bounding the draw to the active set keeps the density of activity per
 // person steady however long the stream runs.
 // x is the 32 random bits it draws with.
-func (c Config) randomPerson(lastPerson int64, x uint32) int64 {
+func (p *plan) randomPerson(lastPerson int64, x uint32) int64 {
 	numPeople := lastPerson + 1
-	active := min(numPeople, int64(c.NumActivePeople))
+	active := min(numPeople, int64(p.c.NumActivePeople))
 	return numPeople - active + lemire32(x, active+PersonIDLead)
 }
 
@@ -111,8 +111,8 @@ func (c Config) randomPerson(lastPerson int64, x uint32) int64 {
 // recent auctions (lastAuction being the latest, the ones likely still
 // open) plus AuctionIDLead IDs not generated yet.
 // x is the 32 random bits it draws with.
-func (c Config) randomAuction(lastAuction int64, x uint32) int64 {
-	lo := max(lastAuction-int64(c.InFlightAuctions), 0)
+func (p *plan) randomAuction(lastAuction int64, x uint32) int64 {
+	lo := max(lastAuction-int64(p.c.InFlightAuctions), 0)
 	return lo + lemire32(x, lastAuction-lo+1+AuctionIDLead)
 }
 

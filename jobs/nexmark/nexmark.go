@@ -19,11 +19,12 @@
 // the topic when the job was built.
 //
 // A job builder cannot run code after Execute, so the line comes from the
-// job itself: the query's results go to a counting sink of parallelism 1,
-// which notes the wall clock when it opens, counts the results (also in the
-// job-wide counter "nexmark-results", reported in Result.Accumulators) and
-// prints the line in its Finish hook, called once all input has been
-// processed. D is therefore the time from the sink's start, which is when
+// job itself: each subtask of the query's last stage counts its results in
+// a chained stage (also in the job-wide counter "nexmark-results", reported
+// in Result.Accumulators) and sends its count, once its input ends, to a
+// sink of parallelism 1, which notes the wall clock when it opens, adds up
+// the counts and prints the line in its Finish hook, called once all input
+// has been processed. D is therefore the time from the sink's start, which is when
 // the job's tasks start, to the end of input; it leaves out the job's
 // deployment and shutdown.
 package nexmark
@@ -109,7 +110,7 @@ func Job(env *weir.Env, args []string) error {
 	return env.Err()
 }
 
-// report is the counting sink's configuration and, per subtask, its count.
+// report is the counting sink's configuration and its running total.
 type report struct {
 	Query  string
 	Events int64
@@ -117,33 +118,68 @@ type report struct {
 
 	start   time.Time
 	results int64
-	counter *weir.Counter
 }
 
-// countInto ends s in a counting sink of parallelism 1 that reports r.
+// countInto counts s's results where they are produced and ends in a
+// reporting sink of parallelism 1 that adds up the counts and reports r.
+// Counting is two-phase, as Flink pre-aggregates locally before a global
+// step: a chained stage at the query's parallelism counts its subtask's
+// results and sends one count when its input ends, so a query whose results
+// are as many as its events (q1 emits one row per bid) does not ship every
+// result to a single subtask.
 func countInto[R any](s weir.DataStream[R], r *report) {
-	weir.AddSinkWith[R](s, &countSink[R]{report: *r}).Name("nexmark-count").SetParallelism(1)
+	counts := weir.FlatMapWith(s, weir.FlatMapFunction[R, int64](&localCount[R]{})).Name("nexmark-local-count")
+	weir.AddSinkWith[int64](counts.Global(), &countSink{report: *r}).Name("nexmark-count").SetParallelism(1)
 }
 
-// countSink counts results and prints the report line in Finish.
-type countSink[R any] struct{ report }
+// localCount counts its subtask's results (also in the job-wide counter
+// ResultsCounter) and emits the count when its input ends.
+type localCount[R any] struct {
+	n       int64
+	counter *weir.Counter
+	out     weir.Collector[int64]
+}
 
-// Open starts the clock.
-func (c *countSink[R]) Open(rc *weir.RuntimeContext) error {
-	c.start = time.Now()
+// Open registers the counter.
+func (c *localCount[R]) Open(rc *weir.RuntimeContext) error {
 	c.counter = rc.Counter(ResultsCounter)
 	return nil
 }
 
-// Invoke counts one result.
-func (c *countSink[R]) Invoke(R) error {
-	c.results++
-	c.counter.Add(1)
+// FlatMap counts one result.
+func (c *localCount[R]) FlatMap(_ R, out weir.Collector[int64]) error {
+	c.n++
+	c.out = out
+	return nil
+}
+
+// Finish adds the subtask's count to the counter and emits it.
+func (c *localCount[R]) Finish() error {
+	c.counter.Add(c.n)
+	if c.out != nil {
+		c.out.Collect(c.n)
+	}
+	return nil
+}
+
+// countSink adds up the subtasks' counts and prints the report line in
+// Finish.
+type countSink struct{ report }
+
+// Open starts the clock.
+func (c *countSink) Open(*weir.RuntimeContext) error {
+	c.start = time.Now()
+	return nil
+}
+
+// Invoke adds one subtask's count.
+func (c *countSink) Invoke(n int64) error {
+	c.results += n
 	return nil
 }
 
 // Finish prints the report line.
-func (c *countSink[R]) Finish() error {
+func (c *countSink) Finish() error {
 	d := time.Since(c.start)
 	_, err := fmt.Fprintf(c.Out, "%s: %d events in %v (%.0f events/s), %d results\n",
 		c.Query, c.Events, d.Round(time.Millisecond), float64(c.Events)/d.Seconds(), c.results)

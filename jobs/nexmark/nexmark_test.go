@@ -119,3 +119,34 @@ func TestRateLimits(t *testing.T) {
 		t.Fatalf("2000 events at 10000/s took %v, want about 200ms", d)
 	}
 }
+
+// TestResultsAreCountedWhereTheyAreProduced checks the plan of the per-bid
+// queries at parallelism 2: their results are counted in the subtask that
+// produces them, so the only records that cross between tasks are the two
+// subtasks' counts, not one record per result.
+func TestResultsAreCountedWhereTheyAreProduced(t *testing.T) {
+	const events = 20_000
+	for _, q := range []string{"q1", "q2"} {
+		t.Run(q, func(t *testing.T) {
+			var out bytes.Buffer
+			env := weir.NewEnv(weir.WithParallelism(2), weir.WithStdout(&out))
+			if err := nexmark.Job(env, []string{"--query", q, "--events", strconv.Itoa(events)}); err != nil {
+				t.Fatal(err)
+			}
+			res, err := env.Execute(context.Background(), "nexmark")
+			if err != nil {
+				t.Fatal(err)
+			}
+			var sent int64
+			for _, v := range res.Vertices {
+				sent += v.RecordsOut
+			}
+			if want := referenceCount(q, events); res.Accumulators[nexmark.ResultsCounter] != int64(want) {
+				t.Fatalf("counter %s = %d, want %d", nexmark.ResultsCounter, res.Accumulators[nexmark.ResultsCounter], want)
+			}
+			if sent != 2 {
+				t.Fatalf("%d records sent between tasks, want 2 (one count per subtask); vertices %+v", sent, res.Vertices)
+			}
+		})
+	}
+}

@@ -27,8 +27,9 @@
 //   - Q5 counts bids per auction in sliding windows (WindowAggregate), then a
 //     second stage keyed by window keeps the maximum count and every auction
 //     with it, emitting at the window's end.
-//   - Q7 keeps the highest bids per auction in tumbling windows, then a
-//     second stage keyed by window keeps the bids with the window's maximum.
+//   - Q7 keeps the highest bids per bucket (of price and time, not the
+//     skewed auction) in tumbling windows, then a second stage keyed by
+//     window keeps the bids with the window's maximum.
 //   - Q8 joins persons and auctions keyed by person ID in a CoProcess, with
 //     map state per tumbling window and an event-time timer at the window's
 //     end that emits the row and clears the window.

@@ -19,6 +19,17 @@ type ProcessFunction[T, R any] interface {
 	ProcessElement(ctx *ProcessContext[R], v T) error
 }
 
+// WatermarkListener is a ProcessFunction that also hears of every
+// watermark: OnWatermark runs when a watermark reaches the subtask, before
+// the watermark goes on, so what it emits precedes the watermark
+// downstream (what Flink's custom operators do in processWatermark). ctx
+// carries no element: Collect emits without a timestamp,
+// CollectWithTimestamp with the one given. It lets a non-keyed stage
+// pre-aggregate locally and flush at each watermark, before a keyBy, as
+// Flink's local-global aggregation does; the end of a bounded input is
+// the final watermark, so it flushes then too.
+type WatermarkListener[R any] = processop.WatermarkFunction[R]
+
 // ErrTimerNotKeyed is the error of a timer registered on a non-keyed
 // stream.
 var ErrTimerNotKeyed = processop.ErrTimerNotKeyed

@@ -25,6 +25,15 @@ type Function[T, R any] interface {
 	ProcessElement(ctx *Context[R], v T) error
 }
 
+// WatermarkFunction is a Function that also hears of every watermark
+// (package weir's WatermarkListener): OnWatermark runs when a watermark
+// reaches the operator, before the operator forwards it, so what it emits
+// precedes the watermark downstream. ctx carries no element: Collect emits
+// without a timestamp, CollectWithTimestamp with the one given.
+type WatermarkFunction[R any] interface {
+	OnWatermark(ctx *Context[R], wm int64) error
+}
+
 // Context is what a process function sees of the element at hand: its
 // timestamp, the time, and the outputs (package weir's ProcessContext).
 type Context[R any] struct {
@@ -78,6 +87,7 @@ type core[R any] struct {
 	opctx *op.Context
 	wm    int64
 	ctx   Context[R]
+	onWM  func(*Context[R], int64) error
 }
 
 // Op is the operator of a process function over elements of type T.
@@ -93,6 +103,9 @@ func New[T, R any](fn Function[T, R], hooks operator.Hooks, out op.Output[R]) *O
 	c := &core[R]{UDF: operator.UDF{Hooks: hooks}, out: out, wm: op.MinWatermark}
 	c.state, _ = hooks.(op.Snapshotter)
 	c.ctx.o = c
+	if w, ok := fn.(WatermarkFunction[R]); ok {
+		c.onWM = w.OnWatermark
+	}
 	return &Op[T, R]{core: c, fn: fn.ProcessElement}
 }
 
@@ -103,9 +116,19 @@ func (c *core[R]) Open(ctx *op.Context) error {
 	return c.UDF.Open(ctx)
 }
 
-// ProcessWatermark records the watermark and forwards it.
+// ProcessWatermark records the watermark, lets a WatermarkFunction emit,
+// and forwards the watermark.
 func (c *core[R]) ProcessWatermark(wm int64) error {
 	c.wm = wm
+	if c.onWM != nil {
+		c.ctx.TS = op.NoTimestamp
+		if err := c.onWM(&c.ctx, wm); err != nil {
+			return err
+		}
+		if err := c.ctx.TakeErr(); err != nil {
+			return err
+		}
+	}
 	return c.out.EmitWatermark(wm)
 }
 

@@ -12,33 +12,131 @@ import (
 // reference.Q5Slide) the auctions with the most bids. A windowed count per
 // auction feeds a second stage keyed by window, which emits the auctions
 // with the maximum count when the watermark passes the window's end.
+//
+// Both steps are two-phase, as Flink's local-global aggregation: before the
+// keyBy, each subtask counts its bids per auction and slide-long pane and
+// sends the partial counts at each watermark (q5LocalCount), and the keyed
+// windows add them up; each subtask of those keeps per window only its rows
+// with the highest count (q5LocalTop), so the stage keyed by window gets a
+// few rows per window, not one per auction. Half of all bids are on the hot auction (see
+// nexmark.Config.HotAuctionRatio): keyed by auction straight away, its
+// subtask received three quarters of the bids at parallelism 2.
 func Q5(env *weir.Env, cfg nexmark.Config) weir.DataStream[reference.Q5Row] {
 	return Q5Of(Source(env, cfg, SourceOptions{}))
 }
 
 // Q5Of is Q5 over a given event stream.
 func Q5Of(events weir.DataStream[nexmark.Event]) weir.DataStream[reference.Q5Row] {
-	auctions := weir.FlatMap(events, func(e nexmark.Event, out weir.Collector[int64]) error {
-		if e.IsBid() {
-			out.Collect(e.Bid().Auction)
-		}
-		return nil
-	}).Name("q5-bids")
-	windows := weir.Window(weir.KeyBy(auctions, func(a int64) int64 { return a }),
+	partials := weir.ProcessStream(events, weir.ProcessFunction[nexmark.Event, q5Partial](&q5LocalCount{})).Name("q5-local-count")
+	windows := weir.Window(weir.KeyBy(partials, func(p q5Partial) int64 { return p.Auction }),
 		weir.SlidingEventTimeWindows(time.Duration(reference.WindowSize)*time.Millisecond, time.Duration(reference.Q5Slide)*time.Millisecond))
-	counts := weir.WindowAggregateWith(windows, countAgg{}, func(auction int64, w weir.TimeWindow, n int64) (reference.Q5Row, error) {
+	counts := weir.WindowAggregateWith(windows, sumAgg{}, func(auction int64, w weir.TimeWindow, n int64) (reference.Q5Row, error) {
 		return reference.Q5Row{WindowStart: w.Start, Auction: auction, Count: n}, nil
 	}).Name("q5-count")
-	return weir.Process(weir.KeyBy(counts, func(r reference.Q5Row) int64 { return r.WindowStart }),
+	tops := weir.ProcessStream(counts, weir.ProcessFunction[reference.Q5Row, reference.Q5Row](&q5LocalTop{})).Name("q5-local-max")
+	return weir.Process(weir.KeyBy(tops, func(r reference.Q5Row) int64 { return r.WindowStart }),
 		weir.KeyedProcessFunction[int64, reference.Q5Row, reference.Q5Row](&hottest{})).Name("q5-max")
 }
 
-// countAgg counts elements.
-type countAgg struct{}
+// q5Partial is the number of bids one subtask saw on Auction in the pane
+// [Pane, Pane+reference.Q5Slide) since the last watermark.
+type q5Partial struct {
+	Auction, Pane, Count int64
+}
 
-func (countAgg) CreateAccumulator() int64            { return 0 }
-func (countAgg) Add(_ int64, n int64) (int64, error) { return n + 1, nil }
-func (countAgg) GetResult(n int64) (int64, error)    { return n, nil }
+// q5LocalCount counts its subtask's bids per auction and pane and emits the
+// counts at each watermark, before the watermark, with the pane's last
+// millisecond as their time: every bid of a pane lies in the same windows,
+// and none of them was behind the previous watermark, so neither is the
+// partial count. A checkpoint stores the counts not yet emitted.
+type q5LocalCount struct {
+	counts map[[2]int64]int64 // (auction, pane) -> bids
+	state  weir.ListState[q5Partial]
+}
+
+// InitializeState restores the counts a checkpoint held.
+func (f *q5LocalCount) InitializeState(ctx *weir.StateInitializationContext) (err error) {
+	if f.state, err = weir.GetOperatorListState[q5Partial](ctx, "q5-partials"); err != nil {
+		return err
+	}
+	f.counts = map[[2]int64]int64{}
+	for _, p := range f.state.Get() {
+		f.counts[[2]int64{p.Auction, p.Pane}] += p.Count
+	}
+	return nil
+}
+
+// SnapshotState stores the counts not emitted yet.
+func (f *q5LocalCount) SnapshotState(weir.StateSnapshotContext) error {
+	held := make([]q5Partial, 0, len(f.counts))
+	for k, n := range f.counts {
+		held = append(held, q5Partial{Auction: k[0], Pane: k[1], Count: n})
+	}
+	f.state.Update(held)
+	return nil
+}
+
+// ProcessElement counts a bid.
+func (f *q5LocalCount) ProcessElement(_ *weir.ProcessContext[q5Partial], e nexmark.Event) error {
+	if e.IsBid() {
+		b := e.Bid()
+		f.counts[[2]int64{b.Auction, reference.WindowStart(b.DateTime, reference.Q5Slide)}]++
+	}
+	return nil
+}
+
+// OnWatermark emits the counts and forgets them.
+func (f *q5LocalCount) OnWatermark(ctx *weir.ProcessContext[q5Partial], _ int64) error {
+	for k, n := range f.counts {
+		ctx.CollectWithTimestamp(q5Partial{Auction: k[0], Pane: k[1], Count: n}, k[1]+reference.Q5Slide-1)
+	}
+	clear(f.counts)
+	return nil
+}
+
+// q5LocalTop keeps, per window, the rows of its subtask with the highest
+// count and emits them at the watermark that closed the window: the window
+// stage chained before it emits a window's counts when the watermark passes
+// the window's end, before it forwards that watermark. Each auction's count
+// is complete in one subtask, so the window's maximum and every auction
+// with it are among the subtasks' local maxima. Nothing is held between
+// two watermarks, so there is no state to checkpoint.
+type q5LocalTop struct {
+	top map[int64][]reference.Q5Row // window start -> rows with its highest count
+}
+
+// ProcessElement keeps r if its count is at least its window's best so far.
+func (f *q5LocalTop) ProcessElement(_ *weir.ProcessContext[reference.Q5Row], r reference.Q5Row) error {
+	if f.top == nil {
+		f.top = map[int64][]reference.Q5Row{}
+	}
+	top := f.top[r.WindowStart]
+	switch {
+	case len(top) == 0 || r.Count > top[0].Count:
+		f.top[r.WindowStart] = append(top[:0], r)
+	case r.Count == top[0].Count:
+		f.top[r.WindowStart] = append(top, r)
+	}
+	return nil
+}
+
+// OnWatermark emits the windows' best rows and forgets them.
+func (f *q5LocalTop) OnWatermark(ctx *weir.ProcessContext[reference.Q5Row], _ int64) error {
+	for start, rows := range f.top {
+		for _, r := range rows {
+			ctx.CollectWithTimestamp(r, start+reference.WindowSize-1)
+		}
+	}
+	clear(f.top)
+	return nil
+}
+
+// sumAgg adds up partial counts.
+type sumAgg struct{}
+
+func (sumAgg) CreateAccumulator() int64                { return 0 }
+func (sumAgg) Add(p q5Partial, n int64) (int64, error) { return n + p.Count, nil }
+func (sumAgg) GetResult(n int64) (int64, error)        { return n, nil }
 
 // hottest keeps, per window start, the rows with the highest count and
 // emits them at the window's end.

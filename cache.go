@@ -127,7 +127,11 @@ func (c CachedStream[T]) SetReadParallelism(n int) CachedStream[T] {
 
 // Invalidate releases the cache: its files are deleted. The stream stays
 // usable: the next execution that uses it computes it again, and caches it
-// again.
+// again. On a session cluster the JobManager's build of a job releases
+// the dataset through the ResourceManager's table, as DELETE
+// /datasets/:id does (the TaskManagers that hold it delete its files); a
+// TaskManager's rebuild of the job does nothing and returns nil, since
+// the JobManager released it already (see clusterInvalidate).
 func (c CachedStream[T]) Invalidate(ctx context.Context) error {
 	if c.node == nil {
 		return errors.New("weir: Invalidate of an invalid cached stream")
@@ -135,14 +139,23 @@ func (c CachedStream[T]) Invalidate(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	if c.env.cluster.on() {
+		return c.env.clusterInvalidate(c.node)
+	}
 	return c.env.registryOf(c.node).Release(c.node.id)
 }
 
 // IsCached reports whether the cache was created (and not released): the
-// next execution that uses the stream reads it.
+// next execution that uses the stream reads it. On a session cluster it
+// reports whether the ResourceManager's table has the dataset complete
+// (the JobManager's build) or whether the job reads it (a TaskManager's
+// rebuild: the JobManager's decision, so both build the same graph).
 func (c CachedStream[T]) IsCached() bool {
 	if c.node == nil {
 		return false
+	}
+	if c.env.cluster.on() {
+		return c.env.clusterIsCached(c.node)
 	}
 	_, ok := c.env.registryOf(c.node).Lookup(c.node.id)
 	return ok

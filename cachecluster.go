@@ -1,6 +1,8 @@
 package weir
 
 import (
+	"fmt"
+
 	"github.com/weir-engine/weir/internal/cache"
 	"github.com/weir-engine/weir/internal/graph"
 	"github.com/weir-engine/weir/internal/rpc/rpcpb"
@@ -88,6 +90,34 @@ func (e *Env) writeClusterCache(node *cacheNode, t *graph.Transformation, p int)
 	c := *t
 	c.Factory = node.writer(prod)
 	return &c
+}
+
+// clusterIsCached is CachedStream.IsCached on a session cluster.
+func (e *Env) clusterIsCached(node *cacheNode) bool {
+	switch {
+	case !node.cluster:
+		return false // not kept: its lineage has no fingerprint
+	case e.cluster.tm != nil:
+		_, ok := e.cluster.reads[node.id]
+		return ok
+	}
+	ds, ok := e.cluster.datasets.ClusterDataset(node.id)
+	return ok && ds.Complete()
+}
+
+// clusterInvalidate is CachedStream.Invalidate on a session cluster.
+func (e *Env) clusterInvalidate(node *cacheNode) error {
+	if !node.cluster || e.cluster.datasets == nil {
+		return nil
+	}
+	found, err := e.cluster.datasets.ReleaseDataset(node.id)
+	if err != nil {
+		return fmt.Errorf("weir: invalidate the cache of %s: %w", node.name, err)
+	}
+	if found {
+		e.opts.Logger.Info("cached result released: its TaskManagers delete it", "dataset", node.id, "stream", node.name)
+	}
+	return nil
 }
 
 // registerCaches puts into a registered job's options the production

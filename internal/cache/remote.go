@@ -110,6 +110,10 @@ type ClusterDatasets interface {
 	// ClusterDataset returns dataset id; ok is false when the table does
 	// not have it.
 	ClusterDataset(id string) (ds ClusterDataset, ok bool)
+	// ReleaseDataset forgets dataset id and has the TaskManagers that hold
+	// its partitions delete them, as DELETE /datasets/:id does; found is
+	// false when the table does not have it.
+	ReleaseDataset(id string) (found bool, err error)
 }
 
 // TaskManagerPartitions is what a TaskManager gives the cached streams of

@@ -23,7 +23,12 @@ import (
 //	--cache        cache the lines read (weir.Cache, batch mode): a later
 //	               wordcount of the same unchanged inputs with --cache
 //	               reads them from the cache instead of the files (on a
-//	               session cluster: from the TaskManagers that keep them)
+//	               session cluster: from the TaskManagers that keep them);
+//	               it logs "wordcount: reading the lines from the cache"
+//	               when it does
+//	--invalidate-cache  with --cache: release the cached lines first
+//	               (CachedStream.Invalidate): the job reads the inputs
+//	               again and caches them anew
 func Build(env *weir.Env, args []string) error {
 	fs := flag.NewFlagSet(Name, flag.ContinueOnError)
 	var inputs []string
@@ -43,7 +48,9 @@ func Build(env *weir.Env, args []string) error {
 		return nil
 	})
 	fs.StringVar(&output, "output", "", "write the counts as part files under `DIR` (default: print them to stdout)")
-	cached := fs.Bool("cache", false, "cache the lines read, for later runs of the same inputs (needs --mode batch)")
+	var c cacheFlags
+	fs.BoolVar(&c.cache, "cache", false, "cache the lines read, for later runs of the same inputs (needs --mode batch)")
+	fs.BoolVar(&c.invalidate, "invalidate-cache", false, "with --cache: release the cached lines first, so that they are read and cached again")
 	// Go's flag package stops at the first non-flag argument; the files
 	// after --input are taken here, and parsing goes on after them.
 	for rest := args; len(rest) > 0; {
@@ -67,5 +74,8 @@ func Build(env *weir.Env, args []string) error {
 		}
 		return WordcountKafka(env, k, output)
 	}
-	return wordcount(env, inputs, output, *cached)
+	if c.invalidate && !c.cache {
+		return errors.New("--invalidate-cache needs --cache")
+	}
+	return wordcount(env, inputs, output, c)
 }

@@ -16,6 +16,7 @@
 package wordcount
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -50,11 +51,14 @@ func (wc WordCount) String() string {
 // compare equal). It checks that the
 // inputs exist, so that a mistyped name is an error before the job runs.
 func Wordcount(env *weir.Env, inputs []string, output string) error {
-	return wordcount(env, inputs, output, false)
+	return wordcount(env, inputs, output, cacheFlags{})
 }
 
-// wordcount is Wordcount, whose lines read are cached with cached.
-func wordcount(env *weir.Env, inputs []string, output string, cached bool) error {
+// cacheFlags say what the job does with the cache of its lines.
+type cacheFlags struct{ cache, invalidate bool }
+
+// wordcount is Wordcount, whose lines read are cached as c says.
+func wordcount(env *weir.Env, inputs []string, output string, c cacheFlags) error {
 	if len(inputs) == 0 {
 		return errors.New("no input: give --input FILE")
 	}
@@ -69,8 +73,17 @@ func wordcount(env *weir.Env, inputs []string, output string, cached bool) error
 	}
 	warnInputs(env.Options().Logger, inputs)
 	lines := weir.ReadTextFile(env, inputs...).Name("read")
-	if cached {
-		lines = weir.Cache(lines).DataStream
+	if c.cache {
+		cl := weir.Cache(lines)
+		if c.invalidate {
+			if err := cl.Invalidate(context.Background()); err != nil {
+				return err
+			}
+		}
+		if cl.IsCached() {
+			env.Options().Logger.Info("wordcount: reading the lines from the cache")
+		}
+		lines = cl.DataStream
 	}
 	return writeCounts(env, Counts(lines), output)
 }

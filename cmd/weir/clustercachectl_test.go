@@ -1,0 +1,90 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// fromCacheLine is what wordcount --cache logs when its build finds the
+// lines cached (CachedStream.IsCached).
+const fromCacheLine = "wordcount: reading the lines from the cache"
+
+// runCachedWordcount runs `wordcount --cache` in batch mode at parallelism
+// 2 on c, with the extra job flags, and checks its counts.
+func (c *cluster) runCachedWordcount(t *testing.T, name string, extra ...string) {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), name)
+	args := append([]string{"run", "--mode", "batch", "--parallelism", "2", "--jobmanager", c.rest,
+		"wordcount", "--cache", "--input", sample, "--output", out}, extra...)
+	r := runWeir(t, args...)
+	if r.code != 0 {
+		t.Fatalf("%s run: exit %d, stderr %q\njobmanager:\n%s", name, r.code, r.stderr, c.jm.stderrSoFar())
+	}
+	if got, want := sortedLines(readParts(t, out)), expectedLines(t); !slices.Equal(got, want) {
+		t.Fatalf("%s run: %d lines, want %d", name, len(got), len(want))
+	}
+}
+
+// partitionFiles lists every file of a TaskManager's cluster partitions.
+func partitionFiles(t *testing.T, dataDir string) []string {
+	t.Helper()
+	fs, err := filepath.Glob(filepath.Join(dataDir, "cluster-partitions", "*"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fs
+}
+
+// TestClusterCachedStreamInvalidate runs `wordcount --cache` on a session
+// cluster: the JobManager's build of the second job finds the lines cached
+// (IsCached asks the ResourceManager's table); the third, with
+// --invalidate-cache, releases them through the table first
+// (CachedStream.Invalidate, as DELETE /datasets/:id), so it finds them
+// not cached, the TaskManager deletes the files of the first production,
+// and the job computes and caches the lines again, which the fourth job
+// reads.
+func TestClusterCachedStreamInvalidate(t *testing.T) {
+	c := startCluster(t, t.TempDir(), "--heartbeat-timeout", "60s")
+	dir := t.TempDir()
+	c.startTaskManager(t, "2", "--data-dir", dir)
+	fromCache := func() int { return strings.Count(c.jm.stderrSoFar(), fromCacheLine) }
+
+	c.runCachedWordcount(t, "first")
+	id := c.onlyDataset(t, true)
+	first := partitionFiles(t, dir)
+	if n := len(partitionManifests(t, dir)); n != 2 || fromCache() != 0 {
+		t.Fatalf("after the first job: %d partitions kept (want 2), %d builds found the cache (want 0)", n, fromCache())
+	}
+	c.runCachedWordcount(t, "second")
+	if n := fromCache(); n != 1 {
+		t.Fatalf("the second job's build found the cache %d times, want 1", n)
+	}
+
+	c.runCachedWordcount(t, "invalidated", "--invalidate-cache")
+	if n := fromCache(); n != 1 {
+		t.Fatalf("the build that invalidated the cache found it cached (%d builds found it, want 1)", n)
+	}
+	if log := c.jm.stderrSoFar(); !strings.Contains(log, "cached result released: its TaskManagers delete it") {
+		t.Fatalf("the JobManager did not say it released the cache:\n%s", log)
+	}
+	await(t, "the first production's files deleted", func() (bool, string) {
+		now := partitionFiles(t, dir)
+		left := slices.DeleteFunc(slices.Clone(first), func(f string) bool {
+			_, err := os.Stat(f)
+			return os.IsNotExist(err) || strings.HasSuffix(f, ".partition.json") // a later production reuses its name
+		})
+		return len(left) == 0, fmt.Sprintf("left %v of %v", left, now)
+	})
+	if again := c.onlyDataset(t, true); again != id || len(partitionManifests(t, dir)) != 2 {
+		t.Fatalf("the invalidated job cached the lines as %s with %d partitions, want %s with 2", again, len(partitionManifests(t, dir)), id)
+	}
+
+	c.runCachedWordcount(t, "fourth")
+	if n := fromCache(); n != 2 {
+		t.Fatalf("the job after the invalidated one did not read the new cache (%d builds found it, want 2)", n)
+	}
+}

@@ -2,6 +2,8 @@ package weir
 
 import (
 	"errors"
+	"fmt"
+	"log/slog"
 
 	"github.com/weir-engine/weir/internal/cache"
 	"github.com/weir-engine/weir/internal/graph"
@@ -13,8 +15,14 @@ type cachePlan struct {
 	reads []string
 	prods []*cache.Production
 	// clusterReads are the datasets of cluster partitions it reads
-	// (cachecluster.go).
-	clusterReads []cache.ClusterDataset
+	// (cachecluster.go); clusterWrites, whether it writes some.
+	clusterReads  []cache.ClusterDataset
+	clusterWrites bool
+	// clusterJob is the table told that the job writes production
+	// (startClusterJob), to be told how it ended.
+	clusterJob cache.ClusterDatasets
+	production int64
+	log        *slog.Logger
 }
 
 // commit makes the datasets the execution created complete (it finished).
@@ -23,6 +31,7 @@ func (p *cachePlan) commit() {
 		prod.Registry().Commit(prod)
 	}
 	p.prods = nil
+	p.endClusterJob(true)
 }
 
 // abort removes what the execution wrote of its datasets (it failed, or
@@ -32,6 +41,33 @@ func (p *cachePlan) abort() {
 		prod.Abort()
 	}
 	p.prods = nil
+	p.endClusterJob(false)
+}
+
+// startClusterJob tells the session cluster's table that the job, about
+// to start, writes its cached streams as production: as in Flink, they
+// become cluster partitions only if it finishes (commit), and are
+// released otherwise (abort).
+func (p *cachePlan) startClusterJob(table cache.ClusterDatasets, production int64, log *slog.Logger) error {
+	if !p.clusterWrites || table == nil {
+		return nil
+	}
+	if err := table.CachingJobStarted(production); err != nil {
+		return fmt.Errorf("weir: register the production of cached streams: %w", err)
+	}
+	p.clusterJob, p.production, p.log = table, production, log
+	return nil
+}
+
+// endClusterJob tells the table how the job of startClusterJob ended.
+func (p *cachePlan) endClusterJob(finished bool) {
+	if p.clusterJob == nil {
+		return
+	}
+	if err := p.clusterJob.CachingJobEnded(p.production, finished); err != nil {
+		p.log.Warn("the ResourceManager was not told how a job writing cached streams ended", "production", p.production, "error", err)
+	}
+	p.clusterJob = nil
 }
 
 // readCaches replaces every cache node the sinks reach whose dataset is
@@ -94,6 +130,7 @@ func (e *Env) writeCaches(sinks []*graph.Transformation, plan *cachePlan) ([]*gr
 			p = e.opts.Parallelism
 		}
 		if node.cluster {
+			plan.clusterWrites = true
 			return e.writeClusterCache(node, t, p), true
 		}
 		if e.cluster.on() {

@@ -17,6 +17,7 @@ import (
 	"github.com/weir-engine/weir/internal/rest"
 	"github.com/weir-engine/weir/internal/rest/api"
 	"github.com/weir-engine/weir/internal/runner"
+	"github.com/weir-engine/weir/internal/scheduler"
 )
 
 // The cluster processes (`weir jobmanager`, `weir taskmanager`) reach the
@@ -90,8 +91,17 @@ func (r jobRunner) Start(ctx context.Context, s api.JobSubmission, l cluster.Lau
 // clusterJob is a JobClient as the JobManager's dispatcher tracks it.
 type clusterJob struct{ *JobClient }
 
-func (j clusterJob) Status() runner.Status { return j.job.Status() }
-func (j clusterJob) EndTime() time.Time    { return j.job.EndTime() }
+// Status is the job's status; a job seen ended has its cached streams
+// promoted to cluster partitions (or released) first.
+func (j clusterJob) Status() runner.Status {
+	st := j.job.Status()
+	if st.State.Terminal() {
+		j.settle(st.State == scheduler.Finished)
+	}
+	return st
+}
+
+func (j clusterJob) EndTime() time.Time { return j.job.EndTime() }
 func (j clusterJob) Wait() error {
 	_, err := j.JobClient.Wait()
 	return err
@@ -100,4 +110,4 @@ func (j clusterJob) Wait() error {
 // RESTInfo implements cluster.RESTDescriber: a job of the JobManager is
 // described as one of `weir run --rest-addr` is, with its graph's edges,
 // subtasks and checkpoint configuration.
-func (j clusterJob) RESTInfo() rest.JobInfo { return jobInfo(j.JobClient, j.job.Status()) }
+func (j clusterJob) RESTInfo() rest.JobInfo { return jobInfo(j.JobClient, j.Status()) }

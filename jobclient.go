@@ -65,7 +65,11 @@ func (e *Env) submit(ctx context.Context, name string, sinks []*graph.Transforma
 		return nil, fmt.Errorf("weir: registered job %q: cached streams are not supported in registered jobs, whose TaskManagers build the program again", registered.GetName())
 	}
 	if registered != nil {
-		registerCaches(registered, plan, time.Now().UnixNano())
+		production := time.Now().UnixNano()
+		registerCaches(registered, plan, production)
+		if err := plan.startClusterJob(e.cluster.datasets, production, e.opts.Logger); err != nil {
+			return nil, err
+		}
 	}
 	jobID := e.opts.JobID
 	if jobID == "" {
@@ -156,13 +160,7 @@ func (c *JobClient) Cancel() { c.cancel() }
 func (c *JobClient) Wait() (*Result, error) {
 	res := c.job.Wait()
 	c.release()
-	c.settled.Do(func() {
-		if res.Status == "FINISHED" {
-			c.caches.commit()
-		} else {
-			c.caches.abort()
-		}
-	})
+	c.settle(res.Status == "FINISHED")
 	out := &Result{JobID: c.jobID, JobName: c.name, Duration: res.Duration, Accumulators: c.env.accumulators.snapshot(), Restarts: res.Restarts,
 		Checkpoints: checkpointStats(res.Checkpoints)}
 	if res.Status == "FINISHED" {
@@ -185,6 +183,20 @@ func (c *JobClient) Wait() (*Result, error) {
 	default:
 		return out, fmt.Errorf("%w: %q: %w", ErrJobFailed, c.name, res.Err)
 	}
+}
+
+// settle makes the caches the job created complete if it finished, and
+// removes them otherwise, once: on a session cluster the JobManager does it
+// as soon as anything sees the job ended (clusterJob.Status), so that a
+// client that learns of the end finds the caches listed.
+func (c *JobClient) settle(finished bool) {
+	c.settled.Do(func() {
+		if finished {
+			c.caches.commit()
+		} else {
+			c.caches.abort()
+		}
+	})
 }
 
 // TriggerSavepoint takes a savepoint into a new directory under dir (empty:

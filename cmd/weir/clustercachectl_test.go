@@ -45,8 +45,8 @@ func partitionFiles(t *testing.T, dataDir string) []string {
 // --invalidate-cache, releases them through the table first
 // (CachedStream.Invalidate, as DELETE /datasets/:id), so it finds them
 // not cached, the TaskManager deletes the files of the first production,
-// and the job computes and caches the lines again, which the fourth job
-// reads.
+// and the job computes and caches the lines again (listed complete, with
+// new files).
 func TestClusterCachedStreamInvalidate(t *testing.T) {
 	c := startCluster(t, t.TempDir(), "--heartbeat-timeout", "60s")
 	dir := t.TempDir()
@@ -83,8 +83,35 @@ func TestClusterCachedStreamInvalidate(t *testing.T) {
 		t.Fatalf("the invalidated job cached the lines as %s with %d partitions, want %s with 2", again, len(partitionManifests(t, dir)), id)
 	}
 
-	c.runCachedWordcount(t, "fourth")
-	if n := fromCache(); n != 2 {
-		t.Fatalf("the job after the invalidated one did not read the new cache (%d builds found it, want 2)", n)
+}
+
+// TestClusterCacheOfAFailedJobIsReleased runs `wordcount --cache` on a
+// session cluster with an output directory that cannot be made: the job
+// fails in its second stage, after the TaskManager wrote and reported the
+// cached lines. As in Flink, partitions become cluster partitions only
+// when their job finishes: GET /datasets never lists them, and the
+// TaskManager deletes their files.
+func TestClusterCacheOfAFailedJobIsReleased(t *testing.T) {
+	c := startCluster(t, t.TempDir(), "--heartbeat-timeout", "60s")
+	dir := t.TempDir()
+	tm := c.startTaskManager(t, "2", "--data-dir", dir)
+	notDir := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(notDir, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := runWeir(t, "run", "--mode", "batch", "--parallelism", "2", "--jobmanager", c.rest,
+		"wordcount", "--cache", "--input", sample, "--output", filepath.Join(notDir, "out"))
+	if r.code == 0 {
+		t.Fatalf("the job writing under a file succeeded\njobmanager:\n%s", c.jm.stderrSoFar())
+	}
+	if ds := c.datasets(t); len(ds) != 0 {
+		t.Fatalf("GET /datasets after the failed job: %+v, want none", ds)
+	}
+	await(t, "the failed job's cached partitions released and deleted", func() (bool, string) {
+		files := partitionFiles(t, dir)
+		return len(files) == 0 && strings.Contains(tm.stderrSoFar(), "cluster partitions released"), fmt.Sprint(files)
+	})
+	if ds := c.datasets(t); len(ds) != 0 {
+		t.Fatalf("GET /datasets after the release: %+v, want none", ds)
 	}
 }

@@ -114,6 +114,13 @@ type ClusterDatasets interface {
 	// its partitions delete them, as DELETE /datasets/:id does; found is
 	// false when the table does not have it.
 	ReleaseDataset(id string) (found bool, err error)
+	// CachingJobStarted says that a job that writes cached streams as
+	// production starts: what it writes becomes cluster partitions only
+	// when it ends FINISHED (CachingJobEnded).
+	CachingJobStarted(production int64) error
+	// CachingJobEnded says how the job of production ended: finished, its
+	// partitions are cluster partitions; otherwise they are released.
+	CachingJobEnded(production int64, finished bool) error
 }
 
 // TaskManagerPartitions is what a TaskManager gives the cached streams of

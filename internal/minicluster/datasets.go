@@ -63,6 +63,22 @@ func (c *Cluster) ReleaseDataset(id string) (found bool, err error) {
 	return found, err
 }
 
+// CachingJobStarted puts aside the partitions of production until its
+// job ends.
+func (c *Cluster) CachingJobStarted(production int64) error {
+	return c.rm.call(rmRequest{ev: resourcemanager.CachingJobStarted{Production: production}})
+}
+
+// CachingJobEnded promotes the partitions of production to cluster
+// partitions when its job finished, or releases them.
+func (c *Cluster) CachingJobEnded(production int64, finished bool) error {
+	var ev any = resourcemanager.CachingJobFailed{Production: production}
+	if finished {
+		ev = resourcemanager.CachingJobFinished{Production: production}
+	}
+	return c.rm.call(rmRequest{ev: ev})
+}
+
 // located is info with the data addresses of its partitions' holders. It
 // runs on the loop.
 func (l *rmLoop) located(info resourcemanager.DatasetInfo) cache.ClusterDataset {

@@ -17,6 +17,15 @@ import (
 // next job that needs one computes it again. ReleaseDataset forgets a
 // dataset and tells every TaskManager that holds part of it to delete its
 // files (ReleasePartitions).
+//
+// As in Flink, the partitions a job writes become cluster partitions only
+// when the job FINISHED: from CachingJobStarted to CachingJobFinished the
+// partitions reported of its production wait aside, invisible to
+// Dataset and Datasets; CachingJobFailed (the job failed or was
+// cancelled) releases them, and later reports of that production too.
+// A production no job started (written before the JobManager started,
+// and kept in a TaskManager's data directory) is a cluster partition as
+// soon as it is reported.
 
 // ClusterPartition is one partition of a dataset as a TaskManager reports
 // it: partition Index of Total of the dataset's Production, with what it
@@ -61,6 +70,15 @@ type (
 	}
 	// ReleaseDataset: release every partition of Dataset.
 	ReleaseDataset struct{ Dataset string }
+	// CachingJobStarted: a job that writes cached streams as Production
+	// starts; its partitions wait for its end.
+	CachingJobStarted struct{ Production int64 }
+	// CachingJobFinished: the job of Production FINISHED; its partitions
+	// are cluster partitions from now on.
+	CachingJobFinished struct{ Production int64 }
+	// CachingJobFailed: the job of Production failed or was cancelled;
+	// its partitions are released.
+	CachingJobFailed struct{ Production int64 }
 	// ReleasePartitions tells TaskManager to delete its partitions of
 	// Dataset's productions up to Production (those of a later one, which
 	// it may be writing already, stay).
@@ -94,6 +112,10 @@ func (rm *ResourceManager) report(e PartitionsReported) error {
 	}
 	stale := make(map[string]bool)
 	for _, p := range e.Partitions {
+		if rm.failed[p.Production] || rm.pending[p.Production] != nil {
+			rm.reportUnfinished(e.TaskManager, p, stale)
+			continue
+		}
 		d := rm.datasets[p.Dataset]
 		switch {
 		case d != nil && p.Production < d.production:
@@ -121,6 +143,85 @@ func (rm *ResourceManager) report(e PartitionsReported) error {
 		d.parts[p.Index] = PartitionLocation{Index: p.Index, TaskManager: e.TaskManager, Records: p.Records, Bytes: p.Bytes}
 	}
 	return nil
+}
+
+// reportUnfinished takes partition p, reported by tm, of a job that did
+// not finish: put aside while it runs, released if it failed.
+func (rm *ResourceManager) reportUnfinished(tm string, p ClusterPartition, stale map[string]bool) {
+	if rm.failed[p.Production] {
+		if !stale[p.Dataset] {
+			stale[p.Dataset] = true
+			rm.ready = append(rm.ready, ReleasePartitions{TaskManager: tm, Dataset: p.Dataset, Production: p.Production})
+		}
+		return
+	}
+	pend := rm.pending[p.Production]
+	d := pend[p.Dataset]
+	if d == nil {
+		d = &dataset{production: p.Production, total: p.Total, parts: make(map[int]PartitionLocation)}
+		pend[p.Dataset] = d
+	}
+	if _, held := d.parts[p.Index]; !held {
+		d.parts[p.Index] = PartitionLocation{Index: p.Index, TaskManager: tm, Records: p.Records, Bytes: p.Bytes}
+	}
+}
+
+func (rm *ResourceManager) startCaching(e CachingJobStarted) error {
+	if rm.pending[e.Production] != nil || rm.failed[e.Production] {
+		return fmt.Errorf("%w: production %d started twice", ErrInvalid, e.Production)
+	}
+	if rm.pending == nil {
+		rm.pending = make(map[int64]map[string]*dataset)
+	}
+	rm.pending[e.Production] = make(map[string]*dataset)
+	return nil
+}
+
+// finishCaching promotes the partitions of the production's job: each
+// dataset replaces an earlier production of it (released), unless a
+// later one is in the table already (then it is released itself).
+func (rm *ResourceManager) finishCaching(e CachingJobFinished) error {
+	pend := rm.pending[e.Production]
+	delete(rm.pending, e.Production)
+	if rm.datasets == nil {
+		rm.datasets = make(map[string]*dataset)
+	}
+	for _, id := range sortedIDs(pend) {
+		d := pend[id]
+		if old := rm.datasets[id]; old != nil {
+			if old.production > d.production {
+				rm.releaseHolders(id, d)
+				continue
+			}
+			rm.releaseDataset(id)
+		}
+		rm.datasets[id] = d
+	}
+	return nil
+}
+
+// failCaching releases the partitions of the production's job, and any
+// reported later.
+func (rm *ResourceManager) failCaching(e CachingJobFailed) error {
+	pend := rm.pending[e.Production]
+	delete(rm.pending, e.Production)
+	for _, id := range sortedIDs(pend) {
+		rm.releaseHolders(id, pend[id])
+	}
+	if rm.failed == nil {
+		rm.failed = make(map[int64]bool)
+	}
+	rm.failed[e.Production] = true
+	return nil
+}
+
+func sortedIDs(ds map[string]*dataset) []string {
+	ids := make([]string, 0, len(ds))
+	for id := range ds {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	return ids
 }
 
 // checkPartition refuses a partition out of its dataset's range, one
@@ -159,6 +260,18 @@ func (rm *ResourceManager) dropPartitionsOf(tm string, lost bool) {
 			delete(rm.datasets, id)
 		}
 	}
+	for _, pend := range rm.pending {
+		for id, d := range pend {
+			for i, p := range d.parts {
+				if p.TaskManager == tm {
+					delete(d.parts, i)
+				}
+			}
+			if len(d.parts) == 0 {
+				delete(pend, id)
+			}
+		}
+	}
 }
 
 func (rm *ResourceManager) release(e ReleaseDataset) error {
@@ -171,7 +284,13 @@ func (rm *ResourceManager) release(e ReleaseDataset) error {
 
 // releaseDataset forgets dataset id and tells its holders to delete it.
 func (rm *ResourceManager) releaseDataset(id string) {
-	d := rm.datasets[id]
+	rm.releaseHolders(id, rm.datasets[id])
+	delete(rm.datasets, id)
+}
+
+// releaseHolders tells every holder of a partition of d, dataset id, to
+// delete its partitions of d's production and earlier ones.
+func (rm *ResourceManager) releaseHolders(id string, d *dataset) {
 	var tms []string
 	for _, p := range d.parts {
 		if !slices.Contains(tms, p.TaskManager) {
@@ -182,7 +301,6 @@ func (rm *ResourceManager) releaseDataset(id string) {
 	for _, tm := range tms {
 		rm.ready = append(rm.ready, ReleasePartitions{TaskManager: tm, Dataset: id, Production: d.production})
 	}
-	delete(rm.datasets, id)
 }
 
 // Datasets describes the datasets of the table, complete or not, by id.

@@ -12,6 +12,9 @@ type (
 	reported = resourcemanager.PartitionsReported
 	release  = resourcemanager.ReleaseDataset
 	part     = resourcemanager.ClusterPartition
+	started  = resourcemanager.CachingJobStarted
+	finished = resourcemanager.CachingJobFinished
+	failed   = resourcemanager.CachingJobFailed
 )
 
 // renderTable prints the dataset table one dataset a line:
@@ -115,6 +118,51 @@ func TestClusterPartitionTable(t *testing.T) {
 			events: twoTMs,
 			last:   reported{TaskManager: "tm-0", Partitions: []part{{Dataset: "a", Index: 0, Total: 1}, {Dataset: "a", Index: 1, Total: 2}}},
 			err:    "production 0 of 1 partitions and production 0 of 2"},
+		{name: "the partitions of a running job wait for it to finish",
+			events: append(twoTMs, started{Production: 7}, reported{TaskManager: "tm-0", Partitions: []part{{Dataset: "a", Production: 7, Index: 0, Total: 2}}}),
+			last:   reported{TaskManager: "tm-1", Partitions: []part{{Dataset: "a", Production: 7, Index: 1, Total: 2}}}},
+		{name: "the partitions of a finished job make a complete dataset",
+			events: append(twoTMs, started{Production: 7},
+				reported{TaskManager: "tm-0", Partitions: []part{{Dataset: "a", Production: 7, Index: 0, Total: 2}}},
+				reported{TaskManager: "tm-1", Partitions: []part{{Dataset: "a", Production: 7, Index: 1, Total: 2}}}),
+			last:  finished{Production: 7},
+			table: "a 2/2 0@tm-0 1@tm-1 complete"},
+		{name: "the partitions of a failed or cancelled job are released, never listed",
+			events: append(twoTMs, started{Production: 7},
+				reported{TaskManager: "tm-0", Partitions: []part{{Dataset: "a", Production: 7, Index: 0, Total: 2}, {Dataset: "b", Production: 7, Index: 0, Total: 1}}},
+				reported{TaskManager: "tm-1", Partitions: []part{{Dataset: "a", Production: 7, Index: 1, Total: 2}}}),
+			last:    failed{Production: 7},
+			release: "release tm-0 a/7\nrelease tm-1 a/7\nrelease tm-0 b/7"},
+		{name: "a partition reported after its job failed is released",
+			events: append(twoTMs, started{Production: 7}, reported{TaskManager: "tm-0", Partitions: []part{{Dataset: "a", Production: 7, Index: 0, Total: 2}}},
+				failed{Production: 7}),
+			last:    reported{TaskManager: "tm-1", Partitions: []part{{Dataset: "a", Production: 7, Index: 1, Total: 2}}},
+			release: "release tm-1 a/7"},
+		{name: "while a job writes a dataset again the earlier production stays listed",
+			events: append(twoTMs, reported{TaskManager: "tm-0", Partitions: []part{{Dataset: "a", Production: 3, Index: 0, Total: 1}}}, started{Production: 7}),
+			last:   reported{TaskManager: "tm-1", Partitions: []part{{Dataset: "a", Production: 7, Index: 0, Total: 1}}},
+			table:  "a 1/1 0@tm-0 complete"},
+		{name: "a finished job's dataset replaces the earlier production",
+			events: append(twoTMs, reported{TaskManager: "tm-0", Partitions: []part{{Dataset: "a", Production: 3, Index: 0, Total: 1}}}, started{Production: 7},
+				reported{TaskManager: "tm-1", Partitions: []part{{Dataset: "a", Production: 7, Index: 0, Total: 1}}}),
+			last:    finished{Production: 7},
+			release: "release tm-0 a/3",
+			table:   "a 1/1 0@tm-1 complete"},
+		{name: "a finished job's dataset older than the table's is released",
+			events: append(twoTMs, started{Production: 7}, reported{TaskManager: "tm-1", Partitions: []part{{Dataset: "a", Production: 7, Index: 0, Total: 1}}},
+				reported{TaskManager: "tm-0", Partitions: []part{{Dataset: "a", Production: 9, Index: 0, Total: 1}}}),
+			last:    finished{Production: 7},
+			release: "release tm-1 a/7",
+			table:   "a 1/1 0@tm-0 complete"},
+		{name: "a TaskManager lost while the job ran leaves its dataset incomplete",
+			events: append(twoTMs, started{Production: 7},
+				reported{TaskManager: "tm-0", Partitions: []part{{Dataset: "a", Production: 7, Index: 0, Total: 2}}},
+				reported{TaskManager: "tm-1", Partitions: []part{{Dataset: "a", Production: 7, Index: 1, Total: 2}}},
+				lost{ID: "tm-1"}),
+			last:  finished{Production: 7},
+			table: "a 1/2 0@tm-0"},
+		{name: "a production started twice is refused",
+			events: append(twoTMs, started{Production: 7}), last: started{Production: 7}, err: "production 7 started twice"},
 		{name: "releasing an unknown dataset is refused",
 			events: twoTMs, last: release{Dataset: "nope"}, err: `unknown dataset "nope"`},
 	}

@@ -45,8 +45,12 @@ type ResourceManager struct {
 	tms   []*taskManager
 	jobs  []*job
 	ready []any
-	// datasets is the table of cluster partitions (partitions.go).
+	// datasets is the table of cluster partitions (partitions.go);
+	// pending, by production, the partitions of running jobs, and failed
+	// the productions of jobs that did not finish.
 	datasets map[string]*dataset
+	pending  map[int64]map[string]*dataset
+	failed   map[int64]bool
 }
 
 // New returns a ResourceManager without TaskManagers or jobs.
@@ -78,6 +82,12 @@ func (rm *ResourceManager) Step(ev any) error {
 		err = rm.report(e)
 	case ReleaseDataset:
 		err = rm.release(e)
+	case CachingJobStarted:
+		err = rm.startCaching(e)
+	case CachingJobFinished:
+		err = rm.finishCaching(e)
+	case CachingJobFailed:
+		err = rm.failCaching(e)
 	default:
 		err = fmt.Errorf("%w: unknown event %T", ErrInvalid, ev)
 	}

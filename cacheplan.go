@@ -49,7 +49,19 @@ func (p *cachePlan) abort() {
 // become cluster partitions only if it finishes (commit), and are
 // released otherwise (abort).
 func (p *cachePlan) startClusterJob(table cache.ClusterDatasets, production int64, log *slog.Logger) error {
-	if !p.clusterWrites || table == nil {
+	if table == nil {
+		return nil
+	}
+	if len(p.clusterReads) > 0 {
+		ids := make([]string, len(p.clusterReads))
+		for i, ds := range p.clusterReads {
+			ids[i] = ds.ID
+		}
+		if err := table.DatasetsRead(ids); err != nil {
+			log.Warn("the ResourceManager was not told of the cached streams a job reads", "datasets", ids, "error", err)
+		}
+	}
+	if !p.clusterWrites {
 		return nil
 	}
 	if err := table.CachingJobStarted(production); err != nil {

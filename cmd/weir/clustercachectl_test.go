@@ -1,10 +1,12 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -114,4 +116,108 @@ func TestClusterCacheOfAFailedJobIsReleased(t *testing.T) {
 	if ds := c.datasets(t); len(ds) != 0 {
 		t.Fatalf("GET /datasets after the release: %+v, want none", ds)
 	}
+}
+
+// TestClusterCacheQuotaEvictsLeastRecentlyUsed runs `wordcount --cache` on
+// two copies of the input under a JobManager whose --cache-quota holds
+// one dataset of cached lines, not two: the second job's dataset evicts
+// the first (least recently used), whose files the TaskManager deletes
+// and which GET /datasets lists incomplete; the next job over the first
+// input computes the lines again, with the right counts, and caches them
+// anew.
+func TestClusterCacheQuotaEvictsLeastRecentlyUsed(t *testing.T) {
+	in := filepath.Join(t.TempDir(), "words.txt")
+	b, err := os.ReadFile(sample)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in4 := []byte(strings.Repeat(string(b), 4))
+	first := filepath.Join(t.TempDir(), "words.txt")
+	for _, f := range []string{in, first} {
+		if err := os.WriteFile(f, in4, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	quota := int64(len(in4)) * 3 / 2
+	c := startCluster(t, t.TempDir(), "--heartbeat-timeout", "60s", "--cache-quota", fmt.Sprint(quota))
+	dir := t.TempDir()
+	c.startTaskManager(t, "2", "--data-dir", dir)
+	var want []string // the counts of the sample, four times each
+	for _, l := range expectedLines(t) {
+		word, n, _ := strings.Cut(l, "\t")
+		k, err := strconv.Atoi(n)
+		if err != nil {
+			t.Fatalf("expected line %q: %v", l, err)
+		}
+		want = append(want, fmt.Sprintf("%s\t%d", word, 4*k))
+	}
+	want = sortedLines(strings.Join(want, "\n"))
+	run := func(name, input string) {
+		t.Helper()
+		out := filepath.Join(t.TempDir(), name)
+		r := runWeir(t, "run", "--mode", "batch", "--parallelism", "2", "--jobmanager", c.rest, "wordcount", "--cache", "--input", input, "--output", out)
+		if r.code != 0 {
+			t.Fatalf("%s run: exit %d, stderr %q\njobmanager:\n%s", name, r.code, r.stderr, c.jm.stderrSoFar())
+		}
+		if got := sortedLines(readParts(t, out)); !slices.Equal(got, want) {
+			t.Fatalf("%s run: %d lines, want %d", name, len(got), len(want))
+		}
+	}
+
+	run("first", first)
+	a := c.onlyDataset(t, true)
+	filesA := partitionFiles(t, dir)
+	if n := manifestBytes(t, dir); n > quota || 2*n <= quota {
+		t.Fatalf("a dataset of the lines has %d bytes: the quota %d must hold one, not two", n, quota)
+	}
+	run("second", in)
+	await(t, "the first dataset evicted, incomplete", func() (bool, string) {
+		ds := c.datasets(t)
+		evicted := 0
+		for _, d := range ds {
+			if d.ID == a && !d.IsComplete {
+				evicted++
+			}
+		}
+		return len(ds) == 2 && evicted == 1, fmt.Sprint(ds)
+	})
+	await(t, "the evicted dataset's files deleted", func() (bool, string) {
+		left := slices.DeleteFunc(slices.Clone(filesA), func(f string) bool {
+			_, err := os.Stat(f)
+			return os.IsNotExist(err) || strings.HasSuffix(f, ".partition.json")
+		})
+		return len(left) == 0, fmt.Sprint(left)
+	})
+	if log := c.jm.stderrSoFar(); !strings.Contains(log, "cached partitions evicted to keep within the cache quota") {
+		t.Fatalf("the JobManager did not log the eviction:\n%s", log)
+	}
+
+	run("first again", first)
+	if log := c.jm.stderrSoFar(); !strings.Contains(log, "computing it again and caching it anew") {
+		t.Fatalf("the job over the evicted dataset did not say it computes it again:\n%s", log)
+	}
+	for _, d := range c.datasets(t) {
+		if d.ID == a && !d.IsComplete {
+			t.Fatalf("the evicted dataset was not cached anew: %+v", c.datasets(t))
+		}
+	}
+}
+
+// manifestBytes sums the bytes of the cluster partitions a TaskManager
+// keeps, as their manifests say.
+func manifestBytes(t *testing.T, dataDir string) int64 {
+	t.Helper()
+	var n int64
+	for _, m := range partitionManifests(t, dataDir) {
+		b, err := os.ReadFile(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var p struct{ Bytes int64 }
+		if err := json.Unmarshal(b, &p); err != nil {
+			t.Fatal(err)
+		}
+		n += p.Bytes
+	}
+	return n
 }

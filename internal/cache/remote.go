@@ -114,6 +114,9 @@ type ClusterDatasets interface {
 	// its partitions delete them, as DELETE /datasets/:id does; found is
 	// false when the table does not have it.
 	ReleaseDataset(id string) (found bool, err error)
+	// DatasetsRead says that a job reads the datasets ids (the use that
+	// the least-recently-used eviction of the quota orders by).
+	DatasetsRead(ids []string) error
 	// CachingJobStarted says that a job that writes cached streams as
 	// production starts: what it writes becomes cluster partitions only
 	// when it ends FINISHED (CachingJobEnded).

@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"github.com/weir-engine/weir/internal/memsize"
 	"io"
 	"net"
 	"strings"
@@ -71,6 +72,7 @@ func newJobManagerCmd(jobs JobRunner, stderr io.Writer) *cobra.Command {
 		"how long the adaptive scheduler waits for the slots to stop changing before it starts a job with fewer than it wants (jobmanager.adaptive-scheduler.submission.resource-stabilization-timeout; reactive mode does not)")
 	f.DurationVar(&ad.Rescale.Cooldown, "cooldown-after-rescaling", adaptive.DefaultRescaleCooldown,
 		"how long a job runs after a start, restart or rescale before the adaptive scheduler rescales it again (jobmanager.adaptive-scheduler.executing.cooldown-after-rescaling)")
+	quota := f.String("cache-quota", "", "disk each TaskManager keeps for cached streams (cluster partitions), e.g. 2GB; beyond it the least recently used are evicted (default: no bound)")
 	verbose := f.BoolP("verbose", "v", false, "log the JobManager's informational messages too")
 	hb := heartbeatFlags(cmd)
 	sec := securityFlags(cmd, true)
@@ -94,6 +96,11 @@ func newJobManagerCmd(jobs JobRunner, stderr io.Writer) *cobra.Command {
 			return Usage(fmt.Errorf("jobmanager: --resource-wait-timeout, --resource-stabilization-timeout and --cooldown-after-rescaling want positive durations"))
 		}
 		cfg.Adaptive.Mode = adaptive.Mode(*mode)
+		if *quota != "" {
+			if cfg.CacheQuota, err = memsize.Parse(*quota); err != nil {
+				return Usage(fmt.Errorf("jobmanager: invalid value %q for --cache-quota: %w", *quota, err))
+			}
+		}
 		for _, a := range []struct{ name, v string }{{"rpc-addr", cfg.RPCAddr}, {"rest-addr", cfg.RESTAddr}} {
 			if err := checkHostPort(a.v, true); err != nil {
 				return Usage(fmt.Errorf("jobmanager: invalid value %q for --%s: %w", a.v, a.name, err))

@@ -47,7 +47,11 @@ type JobManagerConfig struct {
 	// (jobmanager.adaptive-scheduler.resource-wait-timeout).
 	Scheduler string
 	Adaptive  adaptive.Options
-	Logger    *slog.Logger
+	// CacheQuota bounds the bytes of cluster partitions each TaskManager
+	// keeps (0: no bound): beyond it the least recently used datasets'
+	// are evicted.
+	CacheQuota int64
+	Logger     *slog.Logger
 }
 
 // Heartbeat is the heartbeat interval and timeout of a link between a
@@ -146,7 +150,7 @@ func StartJobManager(cfg JobManagerConfig, jobs Jobs) (_ *JobManager, err error)
 	jm.client = grpcrpc.NewClient(rpcOpts...)
 	t := transport{server: jm.server, client: jm.client}
 	jm.cluster, err = minicluster.NewCluster(minicluster.ClusterOptions{
-		Logger: log, Transport: t,
+		Logger: log, Transport: t, CachePartitionQuota: cfg.CacheQuota,
 		JobMasterAddress: func(jobID string) string { return grpcrpc.Address(jm.server.Addr(), "jobmaster/"+jobID) },
 	})
 	if err != nil {

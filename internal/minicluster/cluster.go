@@ -44,6 +44,9 @@ type ClusterOptions struct {
 	// JobMasterAddress is where the JobMaster of a job is served on
 	// Transport (nil: jobmaster's default).
 	JobMasterAddress func(jobID string) string
+	// CachePartitionQuota bounds the bytes of cluster partitions each
+	// TaskManager keeps (0: no bound; see resourcemanager/quota.go).
+	CachePartitionQuota int64
 }
 
 // Transport is how the parts of a cluster reach each other: an *rpc.Local
@@ -129,6 +132,9 @@ func NewCluster(opts ClusterOptions) (*Cluster, error) {
 		c.log = slog.New(slog.DiscardHandler)
 	}
 	c.rm = startRMLoop(c.transport, c.log)
+	if q := opts.CachePartitionQuota; q > 0 {
+		_ = c.rm.call(rmRequest{read: func(rm *resourcemanager.ResourceManager) { rm.SetPartitionQuota(q) }})
+	}
 	unserve, err := c.transport.ServeResourceManager(resourceManagerAddress, rmGateway{c.rm})
 	if err != nil {
 		c.rm.close()

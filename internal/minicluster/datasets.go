@@ -69,6 +69,12 @@ func (c *Cluster) CachingJobStarted(production int64) error {
 	return c.rm.call(rmRequest{ev: resourcemanager.CachingJobStarted{Production: production}})
 }
 
+// DatasetsRead records that a job reads the datasets ids (their use, for
+// the least-recently-used eviction).
+func (c *Cluster) DatasetsRead(ids []string) error {
+	return c.rm.call(rmRequest{ev: resourcemanager.DatasetsRead{Datasets: ids}})
+}
+
 // CachingJobEnded promotes the partitions of production to cluster
 // partitions when its job finished, or releases them.
 func (c *Cluster) CachingJobEnded(production int64, finished bool) error {

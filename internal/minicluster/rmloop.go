@@ -130,6 +130,9 @@ func (l *rmLoop) handle(r rmRequest) error {
 			tell(l, "disconnect "+d.TaskManager, d.Job, l.transport.JobMaster(l.jms[d.Job]).DisconnectTaskManager(context.Background(), m))
 		case resourcemanager.ReleasePartitions:
 			l.releasePartitions(d)
+		case resourcemanager.DatasetEvicted:
+			l.log.Info("cached partitions evicted to keep within the cache quota: the next job that needs the dataset computes it again",
+				"dataset", d.Dataset, "taskmanager", d.TaskManager, "bytes", d.Bytes)
 		}
 	}
 	switch e := r.ev.(type) {

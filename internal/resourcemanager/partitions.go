@@ -92,6 +92,8 @@ type (
 // the partitions held.
 type dataset struct {
 	production int64
+	lastUsed   int64 // the table's clock at its latest use (quota.go)
+	evicted    bool  // partitions evicted: it stays, incomplete
 	total      int
 	parts      map[int]PartitionLocation
 }
@@ -105,6 +107,12 @@ func (rm *ResourceManager) report(e PartitionsReported) error {
 		if err := rm.checkPartition(p, totals); err != nil {
 			return fmt.Errorf("%w: TaskManager %s reported %w", ErrInvalid, e.TaskManager, err)
 		}
+	}
+	// A report replaces the previous one: the datasets it names again
+	// keep their last use.
+	used := make(map[string]int64, len(rm.datasets))
+	for id, d := range rm.datasets {
+		used[id] = d.lastUsed
 	}
 	rm.dropPartitionsOf(e.TaskManager, false)
 	if rm.datasets == nil {
@@ -134,6 +142,9 @@ func (rm *ResourceManager) report(e PartitionsReported) error {
 		if d == nil {
 			d = &dataset{production: p.Production, total: p.Total, parts: make(map[int]PartitionLocation)}
 			rm.datasets[p.Dataset] = d
+			if d.lastUsed = used[p.Dataset]; d.lastUsed == 0 {
+				rm.use(d)
+			}
 		}
 		if _, held := d.parts[p.Index]; held {
 			// Another TaskManager holds it already (the same result
@@ -196,6 +207,7 @@ func (rm *ResourceManager) finishCaching(e CachingJobFinished) error {
 			rm.releaseDataset(id)
 		}
 		rm.datasets[id] = d
+		rm.use(d)
 	}
 	return nil
 }
@@ -246,7 +258,7 @@ func (rm *ResourceManager) checkPartition(p ClusterPartition, totals map[string]
 }
 
 // dropPartitionsOf forgets the partitions tm holds, and the datasets left
-// without any unless lost: a dataset whose partitions were all lost with
+// without any unless lost or evicted: a dataset whose partitions were all lost with
 // TaskManagers stays, incomplete, so that the next job that needs it says
 // it computes it again.
 func (rm *ResourceManager) dropPartitionsOf(tm string, lost bool) {
@@ -256,7 +268,7 @@ func (rm *ResourceManager) dropPartitionsOf(tm string, lost bool) {
 				delete(d.parts, i)
 			}
 		}
-		if len(d.parts) == 0 && !lost {
+		if len(d.parts) == 0 && !lost && !d.evicted {
 			delete(rm.datasets, id)
 		}
 	}

@@ -15,6 +15,7 @@ type (
 	started  = resourcemanager.CachingJobStarted
 	finished = resourcemanager.CachingJobFinished
 	failed   = resourcemanager.CachingJobFailed
+	read     = resourcemanager.DatasetsRead
 )
 
 // renderTable prints the dataset table one dataset a line:
@@ -41,6 +42,8 @@ func renderReleases(ds []any) string {
 		switch d := d.(type) {
 		case resourcemanager.ReleasePartitions:
 			fmt.Fprintf(&b, "release %s %s/%d\n", d.TaskManager, d.Dataset, d.Production)
+		case resourcemanager.DatasetEvicted:
+			fmt.Fprintf(&b, "evict %s %s %dB\n", d.TaskManager, d.Dataset, d.Bytes)
 		default:
 			fmt.Fprintf(&b, "unexpected %T\n", d)
 		}
@@ -52,6 +55,7 @@ func TestClusterPartitionTable(t *testing.T) {
 	twoTMs := []any{reg{ID: "tm-0", Slots: 1}, reg{ID: "tm-1", Slots: 1}}
 	cases := []struct {
 		name    string
+		quota   int64 // of each TaskManager's cluster partitions
 		events  []any
 		last    any // the event whose decisions and error are checked
 		err     string
@@ -163,12 +167,42 @@ func TestClusterPartitionTable(t *testing.T) {
 			table: "a 1/2 0@tm-0"},
 		{name: "a production started twice is refused",
 			events: append(twoTMs, started{Production: 7}), last: started{Production: 7}, err: "production 7 started twice"},
+		{name: "beyond the quota the least recently used dataset is evicted, and stays incomplete",
+			quota: 100, events: append(twoTMs, reported{TaskManager: "tm-0", Partitions: []part{{Dataset: "a", Index: 0, Total: 1, Bytes: 60}}}),
+			last:    reported{TaskManager: "tm-0", Partitions: []part{{Dataset: "a", Index: 0, Total: 1, Bytes: 60}, {Dataset: "b", Index: 0, Total: 1, Bytes: 60}}},
+			release: "evict tm-0 a 60B\nrelease tm-0 a/0",
+			table:   "a 0/1\nb 1/1 0@tm-0 complete"},
+		{name: "a dataset a job read is used later than one written after it",
+			quota: 100, events: append(twoTMs,
+				reported{TaskManager: "tm-0", Partitions: []part{{Dataset: "a", Index: 0, Total: 1, Bytes: 40}}},
+				reported{TaskManager: "tm-0", Partitions: []part{{Dataset: "a", Index: 0, Total: 1, Bytes: 40}, {Dataset: "c", Index: 0, Total: 1, Bytes: 40}}},
+				read{Datasets: []string{"a"}}),
+			last:    reported{TaskManager: "tm-0", Partitions: []part{{Dataset: "a", Index: 0, Total: 1, Bytes: 40}, {Dataset: "b", Index: 0, Total: 1, Bytes: 40}, {Dataset: "c", Index: 0, Total: 1, Bytes: 40}}},
+			release: "evict tm-0 c 40B\nrelease tm-0 c/0",
+			table:   "a 1/1 0@tm-0 complete\nb 1/1 0@tm-0 complete\nc 0/1"},
+		{name: "a dataset alone larger than the quota is evicted",
+			quota: 50, events: twoTMs,
+			last:    reported{TaskManager: "tm-1", Partitions: []part{{Dataset: "a", Index: 0, Total: 1, Bytes: 60}}},
+			release: "evict tm-1 a 60B\nrelease tm-1 a/0",
+			table:   "a 0/1"},
+		{name: "the quota is each TaskManager's",
+			quota: 100, events: append(twoTMs, reported{TaskManager: "tm-0", Partitions: []part{{Dataset: "a", Index: 0, Total: 2, Bytes: 60}}}),
+			last:  reported{TaskManager: "tm-1", Partitions: []part{{Dataset: "a", Index: 1, Total: 2, Bytes: 60}, {Dataset: "b", Index: 0, Total: 1, Bytes: 30}}},
+			table: "a 2/2 0@tm-0 1@tm-1 complete\nb 1/1 0@tm-1 complete"},
+		{name: "a running job's partitions count once promoted, when they evict older datasets",
+			quota: 100, events: append(twoTMs, reported{TaskManager: "tm-0", Partitions: []part{{Dataset: "a", Index: 0, Total: 1, Bytes: 60}}},
+				started{Production: 7},
+				reported{TaskManager: "tm-0", Partitions: []part{{Dataset: "a", Index: 0, Total: 1, Bytes: 60}, {Dataset: "b", Production: 7, Index: 0, Total: 1, Bytes: 60}}}),
+			last:    finished{Production: 7},
+			release: "evict tm-0 a 60B\nrelease tm-0 a/0",
+			table:   "a 0/1\nb 1/1 0@tm-0 complete"},
 		{name: "releasing an unknown dataset is refused",
 			events: twoTMs, last: release{Dataset: "nope"}, err: `unknown dataset "nope"`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			rm := resourcemanager.New()
+			rm.SetPartitionQuota(c.quota)
 			for _, ev := range c.events {
 				if err := rm.Step(ev); err != nil {
 					t.Fatalf("step %#v: %v", ev, err)

@@ -51,6 +51,9 @@ type ResourceManager struct {
 	datasets map[string]*dataset
 	pending  map[int64]map[string]*dataset
 	failed   map[int64]bool
+	// quota bounds each TaskManager's cluster partitions; clock orders
+	// the datasets' uses (quota.go).
+	quota, clock int64
 }
 
 // New returns a ResourceManager without TaskManagers or jobs.
@@ -88,12 +91,15 @@ func (rm *ResourceManager) Step(ev any) error {
 		err = rm.finishCaching(e)
 	case CachingJobFailed:
 		err = rm.failCaching(e)
+	case DatasetsRead:
+		err = rm.read(e)
 	default:
 		err = fmt.Errorf("%w: unknown event %T", ErrInvalid, ev)
 	}
 	if err != nil {
 		return err
 	}
+	rm.enforceQuota()
 	rm.match()
 	return nil
 }

@@ -7,11 +7,17 @@ import (
 
 	"github.com/weir-engine/weir/internal/codec"
 	"github.com/weir-engine/weir/internal/network"
+	"github.com/weir-engine/weir/internal/scheduler"
 )
 
 // ReadError is the failure of reading a cached dataset: a partition file
-// missing or corrupt. The Env that owns the dataset releases it and runs
-// the execution again, recomputing the cache.
+// missing, truncated or failing its checksum, or the connection to the
+// TaskManager that holds a cluster partition lost. No restart of the job
+// can fix it, as a restart reads the same files from the same holders:
+// it matches scheduler.ErrUnrecoverable, and the Env (or the JobManager,
+// for a job of a session cluster) that owns the dataset releases it and
+// runs the execution again, recomputing the cache. It crosses a process
+// boundary with its dataset (rpc.LostCachedDataset).
 type ReadError struct {
 	Dataset string
 	Err     error
@@ -21,14 +27,20 @@ func (e *ReadError) Error() string {
 	return fmt.Sprintf("cache: read dataset %s: %v", e.Dataset, e.Err)
 }
 
-func (e *ReadError) Unwrap() error { return e.Err }
+func (e *ReadError) Unwrap() []error { return []error{e.Err, scheduler.ErrUnrecoverable} }
+
+// LostCachedDataset names the dataset (rpc.LostCachedDataset).
+func (e *ReadError) LostCachedDataset() string { return e.Dataset }
 
 // Lost reports whether err is the failure to read a cached dataset, and
-// which.
+// which: a ReadError, or one that crossed from another process.
 func Lost(err error) (dataset string, ok bool) {
-	var re *ReadError
-	if errors.As(err, &re) {
-		return re.Dataset, true
+	var lost interface {
+		error
+		LostCachedDataset() string
+	}
+	if errors.As(err, &lost) && lost.LostCachedDataset() != "" {
+		return lost.LostCachedDataset(), true
 	}
 	return "", false
 }

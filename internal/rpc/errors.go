@@ -42,6 +42,10 @@ func EncodeRemoteError(err error) *rpcpb.Error {
 		return nil
 	}
 	m := &rpcpb.Error{Message: err.Error()}
+	var lost LostCachedDataset
+	if errors.As(err, &lost) {
+		m.LostCachedDataset = lost.LostCachedDataset()
+	}
 	for _, k := range errorKinds {
 		if errors.Is(err, k.err) {
 			m.Kinds = append(m.Kinds, k.kind)
@@ -72,6 +76,9 @@ func DecodeError(m *rpcpb.Error) error {
 			}
 		}
 	}
+	if ds := m.GetLostCachedDataset(); ds != "" {
+		return lostCachedDataset{RemoteError: re, dataset: ds}
+	}
 	return re
 }
 
@@ -86,3 +93,20 @@ func (e *RemoteError) Error() string { return e.Message }
 
 // Unwrap returns the sentinels of the error's kinds, for errors.Is.
 func (e *RemoteError) Unwrap() []error { return e.kinds }
+
+// LostCachedDataset is an error that says which cached dataset (FLIP-205)
+// could not be read: cache.ReadError, and a RemoteError that crossed from
+// one (the JobManager then recomputes the dataset; see cache.Lost).
+type LostCachedDataset interface {
+	error
+	LostCachedDataset() string
+}
+
+// lostCachedDataset is a RemoteError that names the cached dataset it
+// could not read.
+type lostCachedDataset struct {
+	*RemoteError
+	dataset string
+}
+
+func (e lostCachedDataset) LostCachedDataset() string { return e.dataset }

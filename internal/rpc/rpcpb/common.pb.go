@@ -381,12 +381,17 @@ func (x *NetworkCapacity) GetBufferMemory() int32 {
 // original error (zero elsewhere) so that errors.Is still finds a user's
 // sentinel in embedded mode.
 type Error struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Message       string                 `protobuf:"bytes,1,opt,name=message,proto3" json:"message,omitempty"`
-	Kinds         []ErrorKind            `protobuf:"varint,2,rep,packed,name=kinds,proto3,enum=weir.rpc.v1.ErrorKind" json:"kinds,omitempty"`
-	EmbeddedRef   uint64                 `protobuf:"varint,3,opt,name=embedded_ref,json=embeddedRef,proto3" json:"embedded_ref,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	state       protoimpl.MessageState `protogen:"open.v1"`
+	Message     string                 `protobuf:"bytes,1,opt,name=message,proto3" json:"message,omitempty"`
+	Kinds       []ErrorKind            `protobuf:"varint,2,rep,packed,name=kinds,proto3,enum=weir.rpc.v1.ErrorKind" json:"kinds,omitempty"`
+	EmbeddedRef uint64                 `protobuf:"varint,3,opt,name=embedded_ref,json=embeddedRef,proto3" json:"embedded_ref,omitempty"`
+	// The cached dataset (FLIP-205) the failure could not read: a cluster
+	// partition whose holder was lost, missing, truncated or failing its
+	// checksum. The JobManager recomputes the dataset instead of restarting
+	// the reads from the same holders.
+	LostCachedDataset string `protobuf:"bytes,4,opt,name=lost_cached_dataset,json=lostCachedDataset,proto3" json:"lost_cached_dataset,omitempty"`
+	unknownFields     protoimpl.UnknownFields
+	sizeCache         protoimpl.SizeCache
 }
 
 func (x *Error) Reset() {
@@ -440,6 +445,13 @@ func (x *Error) GetEmbeddedRef() uint64 {
 	return 0
 }
 
+func (x *Error) GetLostCachedDataset() string {
+	if x != nil {
+		return x.LostCachedDataset
+	}
+	return ""
+}
+
 var File_weir_rpc_v1_common_proto protoreflect.FileDescriptor
 
 const file_weir_rpc_v1_common_proto_rawDesc = "" +
@@ -463,11 +475,12 @@ const file_weir_rpc_v1_common_proto_rawDesc = "" +
 	"\x0fNetworkCapacity\x12\x16\n" +
 	"\x06memory\x18\x01 \x01(\x03R\x06memory\x12\x18\n" +
 	"\abuffers\x18\x02 \x01(\x05R\abuffers\x12#\n" +
-	"\rbuffer_memory\x18\x03 \x01(\x05R\fbufferMemory\"r\n" +
+	"\rbuffer_memory\x18\x03 \x01(\x05R\fbufferMemory\"\xa2\x01\n" +
 	"\x05Error\x12\x18\n" +
 	"\amessage\x18\x01 \x01(\tR\amessage\x12,\n" +
 	"\x05kinds\x18\x02 \x03(\x0e2\x16.weir.rpc.v1.ErrorKindR\x05kinds\x12!\n" +
-	"\fembedded_ref\x18\x03 \x01(\x04R\vembeddedRef*\xd1\x01\n" +
+	"\fembedded_ref\x18\x03 \x01(\x04R\vembeddedRef\x12.\n" +
+	"\x13lost_cached_dataset\x18\x04 \x01(\tR\x11lostCachedDataset*\xd1\x01\n" +
 	"\tErrorKind\x12\x1a\n" +
 	"\x16ERROR_KIND_UNSPECIFIED\x10\x00\x12\x1c\n" +
 	"\x18ERROR_KIND_UNRECOVERABLE\x10\x01\x12\x18\n" +

@@ -10,7 +10,6 @@ import (
 	"log/slog"
 	"os"
 	"runtime"
-	"slices"
 	"time"
 
 	"github.com/weir-engine/weir/internal/cache"
@@ -464,29 +463,30 @@ func (e *Env) Execute(ctx context.Context, name string) (*Result, error) {
 			delete(e.reruns, sink)
 		}
 	}()
-	lost := make(map[string]bool)
+	var failover cacheFailover
 	for {
 		c, err := e.submit(ctx, name, sinks, registered, rebuild)
 		if err != nil {
 			return nil, err
 		}
 		res, err := c.Wait()
-		ds, ok := cache.Lost(err)
-		if !ok || lost[ds] || !slices.Contains(c.caches.reads, ds) {
+		drop := failover.next(executionEnd{err: err, canceled: ctx.Err() != nil, reads: c.caches.reads})
+		if len(drop) == 0 {
 			return res, err
 		}
-		// FLIP-205's failover: the job could not read a cache; run it
-		// again as if the cache had never been created.
-		lost[ds] = true
+		// FLIP-205's failover (cachefailover.go): the job could not read
+		// a cache; run it again as if the cache had never been created.
 		for _, sink := range sinks {
 			if reset := e.reruns[sink]; reset != nil {
 				reset()
 			}
 		}
-		e.opts.Logger.Warn("cached result lost or damaged while reading it: running the execution again, computing and caching it anew",
-			"job", name, "dataset", ds, "error", err)
-		if rerr := e.releaseDataset(ds); rerr != nil {
-			e.opts.Logger.Warn("release of a damaged cache", "dataset", ds, "error", rerr)
+		for _, ds := range drop {
+			e.opts.Logger.Warn("cached result lost or damaged while reading it: running the execution again, computing and caching it anew",
+				"job", name, "dataset", ds, "error", err)
+			if rerr := e.releaseDataset(ds); rerr != nil {
+				e.opts.Logger.Warn("release of a damaged cache", "dataset", ds, "error", rerr)
+			}
 		}
 	}
 }

@@ -20,6 +20,8 @@ type cacheReader[T any] struct {
 	request cache.RequestFunc
 	// skip is how many records of cur were read before a restore.
 	skip int64
+	// gate is the test-only hook that holds a remote read (cachereadgate.go).
+	gate *readGate
 }
 
 func (c *cacheReader[T]) AddSplits(splits []cacheSplit) error {
@@ -42,6 +44,12 @@ func (c *cacheReader[T]) Poll(budget int) (ReadStatus, error) {
 			return ReadFinished, err
 		}
 		c.r = r
+		if s.Remote {
+			c.gate = newReadGate(s.Dataset, s.Partition)
+		}
+	}
+	if c.gate.held(c.cur.Read) {
+		return ReadNothing, nil
 	}
 	n, done, err := c.r.Read(budget)
 	if err != nil {
@@ -57,7 +65,7 @@ func (c *cacheReader[T]) Poll(budget int) (ReadStatus, error) {
 		}
 		err := c.r.Close()
 		c.ctx.Output.ReleaseSplit(c.splitID())
-		c.r, c.cur = nil, nil
+		c.r, c.cur, c.gate = nil, nil, nil
 		if err != nil {
 			return ReadFinished, err
 		}
@@ -97,6 +105,9 @@ func (c *cacheReader[T]) splitID() string {
 var closedChan = func() chan struct{} { ch := make(chan struct{}); close(ch); return ch }()
 
 func (c *cacheReader[T]) Available() <-chan struct{} {
+	if ch := c.gate.available(); ch != nil {
+		return ch
+	}
 	if r, ok := c.r.(interface{ Available() <-chan struct{} }); ok {
 		return r.Available()
 	}

@@ -53,8 +53,26 @@ func (r jobRunner) CachingBuilder(stdout io.Writer, log *slog.Logger, p cache.Ta
 	return r.reg.rebuilder(local{stdout: stdout, logger: rebuildLogger(log), partitions: &p})
 }
 
-// Start implements cluster.Jobs.
+// Start implements cluster.Jobs. A job that reads cached datasets of the
+// cluster runs again without reading them when they are lost while it
+// reads them (clusterfailover.go).
 func (r jobRunner) Start(ctx context.Context, s api.JobSubmission, l cluster.Launch, run runner.Runner, log *slog.Logger) (cluster.Job, error) {
+	c, err := r.launch(ctx, s, l, run, log, l.JobID, l.Datasets)
+	if err != nil {
+		return nil, err
+	}
+	if l.Datasets == nil || len(c.caches.clusterReads) == 0 {
+		return clusterJob{c}, nil
+	}
+	return startFailover(ctx, c, l.Datasets, func(hide map[string]bool) (*JobClient, error) {
+		return r.launch(ctx, s, l, run, log, NewJobID(), hiddenDatasets{ClusterDatasets: l.Datasets, hide: hide})
+	}, log), nil
+}
+
+// launch builds the submitted job as run jobID, with the cluster's
+// datasets, and starts it.
+func (r jobRunner) launch(ctx context.Context, s api.JobSubmission, l cluster.Launch, run runner.Runner, log *slog.Logger,
+	jobID string, datasets cache.ClusterDatasets) (*JobClient, error) {
 	j, ok := r.reg.lookup(s.Job)
 	if !ok {
 		return nil, rest.BadSubmission(fmt.Errorf("no job %q is registered in the JobManager's binary", s.Job))
@@ -64,10 +82,10 @@ func (r jobRunner) Start(ctx context.Context, s api.JobSubmission, l cluster.Lau
 		return nil, rest.BadSubmission(err)
 	}
 	opts := append(engineOptions(cli.RunRequest{Job: s.Job, Args: s.Args, Engine: flags, Stdout: os.Stdout, Logger: log}),
-		WithJobID(l.JobID), WithLineage(l.Lineage))
+		WithJobID(jobID), WithLineage(l.Lineage))
 	env := NewEnv(opts...)
 	env.runner = run
-	env.cluster.datasets = l.Datasets
+	env.cluster.datasets = datasets
 	if err := env.Err(); err != nil {
 		return nil, rest.BadSubmission(err)
 	}
@@ -85,7 +103,7 @@ func (r jobRunner) Start(ctx context.Context, s api.JobSubmission, l cluster.Lau
 	if err != nil {
 		return nil, rest.BadSubmission(&jobError{job: s.Job, err: err})
 	}
-	return clusterJob{c}, nil
+	return c, nil
 }
 
 // clusterJob is a JobClient as the JobManager's dispatcher tracks it.

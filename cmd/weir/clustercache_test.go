@@ -27,17 +27,7 @@ func TestClusterCachedStreamOutlivesJobsAndItsTaskManager(t *testing.T) {
 	c := startCluster(t, t.TempDir(), "--heartbeat-timeout", "60s")
 	keep, lost := t.TempDir(), t.TempDir()
 	tms := map[string]*proc{keep: c.startTaskManager(t, "1", "--data-dir", keep), lost: c.startTaskManager(t, "1", "--data-dir", lost)}
-	run := func(name string) {
-		t.Helper()
-		out := filepath.Join(t.TempDir(), name)
-		r := runWeir(t, "run", "--mode", "batch", "--parallelism", "2", "--jobmanager", c.rest, "wordcount", "--cache", "--input", sample, "--output", out)
-		if r.code != 0 {
-			t.Fatalf("%s run: exit %d, stderr %q\njobmanager:\n%s", name, r.code, r.stderr, c.jm.stderrSoFar())
-		}
-		if got, want := sortedLines(readParts(t, out)), expectedLines(t); !slices.Equal(got, want) {
-			t.Fatalf("%s run: %d lines, want %d", name, len(got), len(want))
-		}
-	}
+	run := func(name string) { c.runCachedWordcount(t, name, sample, expectedLines(t)) }
 
 	run("first")
 	id := c.onlyDataset(t, true)
@@ -85,19 +75,52 @@ func TestClusterCachedStreamOutlivesJobsAndItsTaskManager(t *testing.T) {
 	})
 }
 
+// cachedWordcountArgs are the arguments of `weir run` that run
+// `wordcount --cache` of input in batch mode at parallelism 2 on c,
+// writing its part files under out.
+func (c *cluster) cachedWordcountArgs(input, out string) []string {
+	return []string{"run", "--mode", "batch", "--parallelism", "2", "--jobmanager", c.rest, "wordcount", "--cache", "--input", input, "--output", out}
+}
+
+// runCachedWordcount runs `wordcount --cache` of input on c and checks
+// that it counts the words as want says (sorted lines).
+func (c *cluster) runCachedWordcount(t *testing.T, name, input string, want []string) {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), name)
+	r := runWeir(t, c.cachedWordcountArgs(input, out)...)
+	if r.code != 0 {
+		t.Fatalf("%s run: exit %d, stderr %q\njobmanager:\n%s", name, r.code, r.stderr, c.jm.stderrSoFar())
+	}
+	checkCounts(t, name, out, want)
+}
+
+// checkCounts checks the part files under out against want.
+func checkCounts(t *testing.T, name, out string, want []string) {
+	t.Helper()
+	if got := sortedLines(readParts(t, out)); !slices.Equal(got, want) {
+		t.Fatalf("%s run: %d lines, want %d", name, len(got), len(want))
+	}
+}
+
 // datasets is GET /datasets of the JobManager.
 func (c *cluster) datasets(t *testing.T) []api.ClusterDataSetEntry {
 	t.Helper()
-	resp, err := http.Get("http://" + c.rest + "/datasets")
+	var l api.ClusterDataSetList
+	c.getJSON(t, "/datasets", &l)
+	return l.DataSets
+}
+
+// getJSON decodes GET path of the JobManager's REST API into v.
+func (c *cluster) getJSON(t *testing.T, path string, v any) {
+	t.Helper()
+	resp, err := http.Get("http://" + c.rest + path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	var l api.ClusterDataSetList
-	if err := json.NewDecoder(resp.Body).Decode(&l); err != nil {
-		t.Fatal(err)
+	if err := json.NewDecoder(resp.Body).Decode(v); err != nil {
+		t.Fatalf("GET %s: %v", path, err)
 	}
-	return l.DataSets
 }
 
 // onlyDataset returns the id of the one dataset, which must be complete

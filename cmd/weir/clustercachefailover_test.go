@@ -1,0 +1,272 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/weir-engine/weir/internal/rest/api"
+)
+
+// cacheReadGateEnv is the root package's test-only hook that holds reads
+// of cluster partitions (cachereadgate.go).
+const cacheReadGateEnv = "WEIR_TEST_CACHE_READ_GATE"
+
+// recomputeLine is what the JobManager logs when a job could not read a
+// cached result and runs again computing it.
+const recomputeLine = "cached result lost during read: recomputing"
+
+// TestClusterCacheHolderLostMidReadIsRecomputed runs `wordcount --cache`
+// in batch mode: the first job writes the cached lines as cluster
+// partitions on two TaskManagers, A and B. A detached job then takes B's
+// slot, and a third TaskManager joins, so that the second wordcount runs
+// on A and the new one and reads B's partition from B over the data
+// plane. Each read is held (by the test-only hook) once its first records
+// arrived, so B's partition of a few MB is still being read when the test
+// SIGKILLs B. The reading subtask fails on the lost partition; the
+// JobManager releases the dataset, builds the job again without reading
+// it, says so, and the run succeeds with the exact counts, its cache
+// written anew on the TaskManagers left.
+func TestClusterCacheHolderLostMidReadIsRecomputed(t *testing.T) {
+	gate := t.TempDir()
+	t.Setenv(cacheReadGateEnv, gate)
+	c := startCluster(t, t.TempDir(), "--heartbeat-timeout", "60s")
+	tms := make(map[string]*proc)
+	for range 2 {
+		dir := t.TempDir()
+		tms[dir] = c.startTaskManager(t, "1", "--data-dir", dir)
+	}
+	input, want := wordsInput(t, 3<<20)
+
+	c.runCachedWordcount(t, "first", input, want)
+	id := c.onlyDataset(t, true)
+	blocker := runWeir(t, "run", "--jobmanager", c.rest, "--detach", "--parallelism", "1",
+		"sequence", "--keys", "1", "--records-per-key", "1000000", "--rate", "10", "--output", t.TempDir())
+	if blocker.code != 0 {
+		t.Fatalf("run --detach: exit %d, stderr %q", blocker.code, blocker.stderr)
+	}
+	victimDir := c.busyTaskManager(t, tms)
+	parts := partitionsOf(t, victimDir)
+	if len(parts) != 1 {
+		t.Fatalf("the TaskManager whose slot the detached job took holds partitions %v, want one", parts)
+	}
+	part := parts[0]
+	third := t.TempDir()
+	tms[third] = c.startTaskManager(t, "1", "--data-dir", third)
+
+	if err := os.WriteFile(filepath.Join(gate, "armed"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "second")
+	run := startWeir(t, c.cachedWordcountArgs(input, out)...)
+	await(t, "the victim's partition being read", func() (bool, string) {
+		m, _ := filepath.Glob(filepath.Join(gate, fmt.Sprintf("reading-%s-p%d-*", id, part)))
+		return len(m) > 0, c.jm.stderrSoFar()
+	})
+	killTaskManager(t, tms[victimDir])
+	if err := os.WriteFile(filepath.Join(gate, "resume"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c.awaitSuccess(t, run)
+	checkCounts(t, "second", out, want)
+	lines := recomputeLines(c)
+	if len(lines) != 1 || !strings.Contains(lines[0], "dataset="+id) || !strings.Contains(lines[0], "cache: read dataset "+id) {
+		t.Fatalf("the JobManager did not say it recomputes dataset %s after failing to read it:\n%s", id, c.jm.stderrSoFar())
+	}
+	if again := c.onlyDataset(t, true); again != id {
+		t.Fatalf("the cache was recreated as %s, want %s", again, id)
+	}
+	if n := manifestsOn(t, tms, victimDir); n != 2 {
+		t.Fatalf("the TaskManagers left hold %d partitions of the new cache, want 2", n)
+	}
+}
+
+// busyTaskManager waits until a TaskManager of tms has no free slot and
+// returns its data directory.
+func (c *cluster) busyTaskManager(t *testing.T, tms map[string]*proc) string {
+	t.Helper()
+	var id string
+	await(t, "a TaskManager's slot taken", func() (bool, string) {
+		var l api.TaskManagers
+		c.getJSON(t, "/taskmanagers", &l)
+		for _, tm := range l.TaskManagers {
+			if tm.FreeSlots == 0 {
+				id = tm.ID
+				return true, ""
+			}
+		}
+		return false, fmt.Sprintf("%+v", l)
+	})
+	for dir, p := range tms {
+		if strings.Contains(p.stderrSoFar(), "taskmanager="+id) {
+			return dir
+		}
+	}
+	t.Fatalf("no TaskManager process says it is %s", id)
+	return ""
+}
+
+// TestClusterCacheDamagedPartitionIsRecomputed damages a cluster
+// partition on its holder's disk between two runs of `wordcount --cache`
+// in batch mode, one way per round: a flipped byte, which the segment's
+// CRC32C finds while it is served; a truncated data file; a data file
+// gone. Each time the reading job fails on the partition, the JobManager
+// recomputes the dataset and says so, and the run's counts are exact.
+func TestClusterCacheDamagedPartitionIsRecomputed(t *testing.T) {
+	c := startCluster(t, t.TempDir(), "--heartbeat-timeout", "60s")
+	tms := make(map[string]*proc)
+	for range 2 {
+		dir := t.TempDir()
+		tms[dir] = c.startTaskManager(t, "1", "--data-dir", dir)
+	}
+	input, want := wordsInput(t, 1<<20)
+	c.runCachedWordcount(t, "first", input, want)
+	id := c.onlyDataset(t, true)
+
+	for i, d := range []struct {
+		name string
+		do   func(data string) error
+		says string // in the JobManager's log
+	}{
+		{"byte flipped", flipByte, "checksum mismatch"},
+		{"data truncated", func(data string) error { return os.Truncate(data, 100) }, "is outside the data file"},
+		{"data file gone", os.Remove, "no such file or directory"},
+	} {
+		dir, part := holderOf(t, tms)
+		if err := d.do(partitionData(t, dir, id, part)); err != nil {
+			t.Fatal(err)
+		}
+		before := len(recomputeLines(c))
+		c.runCachedWordcount(t, d.name, input, want)
+		lines := recomputeLines(c)
+		if len(lines) != before+1 {
+			t.Fatalf("%s (round %d): %d recompute lines in the JobManager's log, want %d:\n%s", d.name, i, len(lines), before+1, c.jm.stderrSoFar())
+		}
+		if l := lines[before]; !strings.Contains(l, "cache: read dataset "+id) || !strings.Contains(l, d.says) {
+			t.Fatalf("%s: the JobManager's recompute line does not say it failed to read the partition (%q):\n%s", d.name, d.says, l)
+		}
+		t.Log(lines[before])
+		if again := c.onlyDataset(t, true); again != id {
+			t.Fatalf("%s: the cache was recreated as %s, want %s", d.name, again, id)
+		}
+	}
+}
+
+// recomputeLines are the lines of the JobManager's log that say it
+// recomputes a cached result.
+func recomputeLines(c *cluster) []string {
+	var out []string
+	for _, l := range strings.Split(c.jm.stderrSoFar(), "\n") {
+		if strings.Contains(l, recomputeLine) {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// wordsInput writes a text file of about size bytes of lower-case words
+// (a fixed pseudo-random sequence) and returns it with wordcount's
+// expected output lines, sorted.
+func wordsInput(t *testing.T, size int) (string, []string) {
+	t.Helper()
+	var b strings.Builder
+	counts := make(map[string]int)
+	x := uint32(12345)
+	for n := 0; b.Len() < size; n++ {
+		x = x*1664525 + 1013904223
+		w := fmt.Sprintf("w%c%c", 'a'+byte(x>>24)%26, 'a'+byte(x>>16)%20)
+		counts[w]++
+		b.WriteString(w)
+		if n%12 == 11 {
+			b.WriteByte('\n')
+		} else {
+			b.WriteByte(' ')
+		}
+	}
+	b.WriteByte('\n')
+	path := filepath.Join(t.TempDir(), "words.txt")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for w, n := range counts {
+		want = append(want, fmt.Sprintf("%s\t%d", w, n))
+	}
+	slices.Sort(want)
+	return path, want
+}
+
+// holderOf returns the data directory of a TaskManager of tms that holds
+// a cluster partition, and the partition's index.
+func holderOf(t *testing.T, tms map[string]*proc) (string, int) {
+	t.Helper()
+	for dir := range tms {
+		if parts := partitionsOf(t, dir); len(parts) > 0 {
+			return dir, parts[0]
+		}
+	}
+	t.Fatal("no TaskManager holds a cluster partition")
+	return "", 0
+}
+
+// partitionsOf returns the indexes of the cluster partitions held in the
+// data directory dir.
+func partitionsOf(t *testing.T, dir string) []int {
+	t.Helper()
+	var out []int
+	for _, m := range partitionManifests(t, dir) {
+		var p struct{ Index int }
+		b, err := os.ReadFile(m)
+		if err == nil {
+			err = json.Unmarshal(b, &p)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, p.Index)
+	}
+	return out
+}
+
+// partitionData is the data file of partition part of dataset id held in
+// the data directory dir.
+func partitionData(t *testing.T, dir, id string, part int) string {
+	t.Helper()
+	cp := filepath.Join(dir, "cluster-partitions")
+	b, err := os.ReadFile(filepath.Join(cp, fmt.Sprintf("%s-p%d.partition.json", id, part)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m struct{ Data string }
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	return filepath.Join(cp, m.Data)
+}
+
+// manifestsOn counts the cluster partitions held by the TaskManagers of
+// tms but the one of data directory except.
+func manifestsOn(t *testing.T, tms map[string]*proc, except string) int {
+	t.Helper()
+	n := 0
+	for dir := range tms {
+		if dir != except {
+			n += len(partitionManifests(t, dir))
+		}
+	}
+	return n
+}
+
+// flipByte flips a bit of the byte in the middle of file.
+func flipByte(file string) error {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return err
+	}
+	b[len(b)/2] ^= 0x40
+	return os.WriteFile(file, b, 0o644)
+}

@@ -77,17 +77,18 @@ func TestClusterCachedStreamOutlivesJobsAndItsTaskManager(t *testing.T) {
 
 // cachedWordcountArgs are the arguments of `weir run` that run
 // `wordcount --cache` of input in batch mode at parallelism 2 on c,
-// writing its part files under out.
-func (c *cluster) cachedWordcountArgs(input, out string) []string {
-	return []string{"run", "--mode", "batch", "--parallelism", "2", "--jobmanager", c.rest, "wordcount", "--cache", "--input", input, "--output", out}
+// writing its part files under out, with the job's extra arguments.
+func (c *cluster) cachedWordcountArgs(input, out string, extra ...string) []string {
+	return append([]string{"run", "--mode", "batch", "--parallelism", "2", "--jobmanager", c.rest, "wordcount", "--cache", "--input", input, "--output", out}, extra...)
 }
 
 // runCachedWordcount runs `wordcount --cache` of input on c and checks
-// that it counts the words as want says (sorted lines).
-func (c *cluster) runCachedWordcount(t *testing.T, name, input string, want []string) {
+// that it counts the words as want says (sorted lines); extra are more
+// arguments of the job.
+func (c *cluster) runCachedWordcount(t *testing.T, name, input string, want []string, extra ...string) {
 	t.Helper()
 	out := filepath.Join(t.TempDir(), name)
-	r := runWeir(t, c.cachedWordcountArgs(input, out)...)
+	r := runWeir(t, c.cachedWordcountArgs(input, out, extra...)...)
 	if r.code != 0 {
 		t.Fatalf("%s run: exit %d, stderr %q\njobmanager:\n%s", name, r.code, r.stderr, c.jm.stderrSoFar())
 	}

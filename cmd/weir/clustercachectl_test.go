@@ -15,22 +15,6 @@ import (
 // lines cached (CachedStream.IsCached).
 const fromCacheLine = "wordcount: reading the lines from the cache"
 
-// runCachedWordcount runs `wordcount --cache` in batch mode at parallelism
-// 2 on c, with the extra job flags, and checks its counts.
-func (c *cluster) runCachedWordcount(t *testing.T, name string, extra ...string) {
-	t.Helper()
-	out := filepath.Join(t.TempDir(), name)
-	args := append([]string{"run", "--mode", "batch", "--parallelism", "2", "--jobmanager", c.rest,
-		"wordcount", "--cache", "--input", sample, "--output", out}, extra...)
-	r := runWeir(t, args...)
-	if r.code != 0 {
-		t.Fatalf("%s run: exit %d, stderr %q\njobmanager:\n%s", name, r.code, r.stderr, c.jm.stderrSoFar())
-	}
-	if got, want := sortedLines(readParts(t, out)), expectedLines(t); !slices.Equal(got, want) {
-		t.Fatalf("%s run: %d lines, want %d", name, len(got), len(want))
-	}
-}
-
 // partitionFiles lists every file of a TaskManager's cluster partitions.
 func partitionFiles(t *testing.T, dataDir string) []string {
 	t.Helper()
@@ -55,18 +39,18 @@ func TestClusterCachedStreamInvalidate(t *testing.T) {
 	c.startTaskManager(t, "2", "--data-dir", dir)
 	fromCache := func() int { return strings.Count(c.jm.stderrSoFar(), fromCacheLine) }
 
-	c.runCachedWordcount(t, "first")
+	c.runCachedWordcount(t, "first", sample, expectedLines(t))
 	id := c.onlyDataset(t, true)
 	first := partitionFiles(t, dir)
 	if n := len(partitionManifests(t, dir)); n != 2 || fromCache() != 0 {
 		t.Fatalf("after the first job: %d partitions kept (want 2), %d builds found the cache (want 0)", n, fromCache())
 	}
-	c.runCachedWordcount(t, "second")
+	c.runCachedWordcount(t, "second", sample, expectedLines(t))
 	if n := fromCache(); n != 1 {
 		t.Fatalf("the second job's build found the cache %d times, want 1", n)
 	}
 
-	c.runCachedWordcount(t, "invalidated", "--invalidate-cache")
+	c.runCachedWordcount(t, "invalidated", sample, expectedLines(t), "--invalidate-cache")
 	if n := fromCache(); n != 1 {
 		t.Fatalf("the build that invalidated the cache found it cached (%d builds found it, want 1)", n)
 	}

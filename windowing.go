@@ -86,7 +86,10 @@ type AllKey struct{}
 
 // MergingAggregateFunction is an AggregateFunction whose accumulators
 // merge, as session windows need when two sessions become one (Flink's
-// AggregateFunction.merge).
+// AggregateFunction.merge). Sliding event-time windows over one merge
+// each element into one slice of the slide's length and combine the
+// slices with Merge, oldest first, when a window fires. Like Add, Merge
+// must not change a or b in place.
 type MergingAggregateFunction[T, A, R any] interface {
 	AggregateFunction[T, A, R]
 	Merge(a, b A) (A, error)
@@ -122,6 +125,7 @@ func aggregateFuncs[K comparable, O, T, A, R any](agg AggregateFunction[T, A, R]
 	fns := keyedop.WindowFuncs[K, T, A, O, TimeWindow]{NewAcc: agg.CreateAccumulator, Add: agg.Add}
 	if m, ok := agg.(MergingAggregateFunction[T, A, R]); ok {
 		fns.Merge = m.Merge
+		fns.MergeSlices = true
 	}
 	return fns
 }

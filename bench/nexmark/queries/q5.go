@@ -131,12 +131,15 @@ func (f *q5LocalTop) OnWatermark(ctx *weir.ProcessContext[reference.Q5Row], _ in
 	return nil
 }
 
-// sumAgg adds up partial counts.
+// sumAgg adds up partial counts; its sums merge (Flink's AggregateFunction
+// has merge), which lets the sliding windows add each partial count once,
+// to its slice.
 type sumAgg struct{}
 
 func (sumAgg) CreateAccumulator() int64                { return 0 }
 func (sumAgg) Add(p q5Partial, n int64) (int64, error) { return n + p.Count, nil }
 func (sumAgg) GetResult(n int64) (int64, error)        { return n, nil }
+func (sumAgg) Merge(a, b int64) (int64, error)         { return a + b, nil }
 
 // hottest keeps, per window start, the rows with the highest count and
 // emits them at the window's end.

@@ -18,6 +18,11 @@ type WindowFuncs[K comparable, T, A, O any, W WindowType] struct {
 	// Merge combines the accumulators of windows that merge (session
 	// windows); merging assigners need it.
 	Merge func(a, b A) (A, error)
+	// MergeSlices says Merge may also combine the accumulators of the
+	// slices of a sliding window, oldest first (an AggregateFunction's
+	// merge): the operator then adds each element to one slice instead
+	// of every window it falls into (see windowslice.go).
+	MergeSlices bool
 	// Result turns the accumulator into the one result of a firing;
 	// Process, when set, is called instead and emits what it likes.
 	Result  func(k K, w W, acc A) (O, error)
@@ -78,6 +83,15 @@ func ValidateWindow[K comparable, T, A, O any, W WindowType](spec WindowSpec[K, 
 
 // NewWindow returns the window operator of fns, emitting to out.
 func NewWindow[K comparable, T, A, O any, W WindowType](spec WindowSpec[K, T, W], fns WindowFuncs[K, T, A, O, W], out op.Output[O]) any {
+	if sliceable(spec, fns) {
+		return newSlicedWindow(spec, fns, out)
+	}
+	return newPerWindow(spec, fns, out)
+}
+
+// newPerWindow returns the window operator that keeps every window's
+// accumulator (NewWindow chooses it where slicing does not apply).
+func newPerWindow[K comparable, T, A, O any, W WindowType](spec WindowSpec[K, T, W], fns WindowFuncs[K, T, A, O, W], out op.Output[O]) any {
 	w := &windowOp[K, T, A, O, W]{fns: fns, spec: spec, trigger: spec.Trigger, out: out, eventTime: spec.Assigner.EventTime()}
 	if w.trigger == nil {
 		w.trigger = DefaultTrigger[T, W](spec.Assigner)

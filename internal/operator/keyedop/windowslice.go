@@ -69,6 +69,10 @@ type slicedWindowOp[K comparable, T, A, O any, W WindowType] struct {
 	// milliseconds; n is size/slide, the slices of a window.
 	size, slide, offset, lateness int64
 	n                             int64
+	// accs and has are fire's scratch: the accumulators of a window's
+	// slices, oldest first.
+	accs []A
+	has  []bool
 }
 
 func newSlicedWindow[K comparable, T, A, O any, W WindowType](spec WindowSpec[K, T, W], fns WindowFuncs[K, T, A, O, W], out op.Output[O]) *slicedWindowOp[K, T, A, O, W] {
@@ -181,7 +185,7 @@ func (w *slicedWindowOp[K, T, A, O, W]) ProcessElement(ts int64, v T) error {
 		for j := w.n - 1; j >= 0; j-- {
 			win := w.windowEnding(s + j*w.slide)
 			if MaxTimestamp(win) <= wm && w.cleanupTime(win) > wm {
-				if err := w.fire(k, win); err != nil {
+				if _, err := w.fire(k, win); err != nil {
 					return err
 				}
 			}
@@ -214,17 +218,14 @@ func (w *slicedWindowOp[K, T, A, O, W]) onTimer(t timer.Timer[K, W], domain keye
 	start := Window(win).Start
 	oldest := W(Window{Start: start, End: start + w.slide})
 	if t.Timestamp == MaxTimestamp(win) {
-		if err := w.fire(t.Key, win); err != nil {
+		later, err := w.fire(t.Key, win)
+		if err != nil {
 			return err
 		}
-		// The next window, if any of this one's slices but the oldest
-		// is in it.
-		for s := start + w.slide; s < Window(win).End; s += w.slide {
-			if w.slices.Contains(W(Window{Start: s, End: s + w.slide})) {
-				next := W(Window{Start: start + w.slide, End: Window(win).End + w.slide})
-				w.Timers().RegisterEventTimeTimer(t.Key, next, MaxTimestamp(next))
-				break
-			}
+		if later {
+			// Some slice of win but the oldest is in the next window.
+			next := W(Window{Start: start + w.slide, End: Window(win).End + w.slide})
+			w.Timers().RegisterEventTimeTimer(t.Key, next, MaxTimestamp(next))
 		}
 	}
 	if t.Timestamp == w.cleanupTime(win) {
@@ -234,31 +235,45 @@ func (w *slicedWindowOp[K, T, A, O, W]) onTimer(t timer.Timer[K, W], domain keye
 	return nil
 }
 
-// fire emits the result of win, the merge of its slices, if any holds an
-// element.
-func (w *slicedWindowOp[K, T, A, O, W]) fire(k K, win W) error {
-	var acc A
-	found := false
-	for s := Window(win).Start; s < Window(win).End; s += w.slide {
-		a, ok := w.slices.Get(W(Window{Start: s, End: s + w.slide}))
-		switch {
-		case !ok:
-			continue
-		case !found:
-			acc, found = a, true
-		default:
-			var err error
-			if acc, err = w.fns.Merge(acc, a); err != nil {
-				return err
-			}
+// fire emits the result of win, the merge of its slices, oldest first,
+// if any holds an element. It reports whether a slice of win other than
+// the oldest holds one (the next window then holds it too).
+func (w *slicedWindowOp[K, T, A, O, W]) fire(k K, win W) (later bool, err error) {
+	// One pass over the key's slices (a handful: those of the windows
+	// not yet fired) instead of a lookup per slice of win.
+	if w.accs == nil {
+		w.accs, w.has = make([]A, w.n), make([]bool, w.n)
+	}
+	start, found := Window(win).Start, false
+	for slice, a := range w.slices.All() {
+		if i := (Window(slice).Start - start) / w.slide; Window(slice).Start >= start && i < w.n {
+			w.accs[i], w.has[i] = a, true
+			found = true
+			later = later || i > 0
 		}
 	}
 	if !found {
-		return nil
+		return false, nil
+	}
+	var acc A
+	first := true
+	var zero A
+	for i := range w.accs {
+		switch {
+		case !w.has[i]:
+		case first:
+			acc, first = w.accs[i], false
+		case err == nil:
+			acc, err = w.fns.Merge(acc, w.accs[i])
+		}
+		w.accs[i], w.has[i] = zero, false
+	}
+	if err != nil {
+		return later, err
 	}
 	r, err := w.fns.Result(k, win, acc)
 	if err != nil {
-		return err
+		return later, err
 	}
-	return w.out.Collect(MaxTimestamp(win), r)
+	return later, w.out.Collect(MaxTimestamp(win), r)
 }

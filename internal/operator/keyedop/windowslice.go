@@ -239,6 +239,14 @@ func (w *slicedWindowOp[K, T, A, O, W]) onTimer(t timer.Timer[K, W], domain keye
 // if any holds an element. It reports whether a slice of win other than
 // the oldest holds one (the next window then holds it too).
 func (w *slicedWindowOp[K, T, A, O, W]) fire(k K, win W) (later bool, err error) {
+	if w.n == 1 {
+		// Tumbling: the window is its one slice.
+		acc, ok := w.slices.Get(win)
+		if !ok {
+			return false, nil
+		}
+		return false, w.emit(k, win, acc)
+	}
 	// One pass over the key's slices (a handful: those of the windows
 	// not yet fired) instead of a lookup per slice of win.
 	if w.accs == nil {
@@ -271,9 +279,14 @@ func (w *slicedWindowOp[K, T, A, O, W]) fire(k K, win W) (later bool, err error)
 	if err != nil {
 		return later, err
 	}
+	return later, w.emit(k, win, acc)
+}
+
+// emit emits the result of win's accumulator.
+func (w *slicedWindowOp[K, T, A, O, W]) emit(k K, win W, acc A) error {
 	r, err := w.fns.Result(k, win, acc)
 	if err != nil {
-		return later, err
+		return err
 	}
-	return later, w.out.Collect(MaxTimestamp(win), r)
+	return w.out.Collect(MaxTimestamp(win), r)
 }

@@ -83,23 +83,20 @@ func ValidateWindow[K comparable, T, A, O any, W WindowType](spec WindowSpec[K, 
 
 // NewWindow returns the window operator of fns, emitting to out.
 func NewWindow[K comparable, T, A, O any, W WindowType](spec WindowSpec[K, T, W], fns WindowFuncs[K, T, A, O, W], out op.Output[O]) any {
-	if sliceable(spec, fns) {
-		return newSlicedWindow(spec, fns, out)
-	}
-	return newPerWindow(spec, fns, out)
+	return newWindowOperator(spec, fns, out, sliceable(spec, fns))
 }
 
-// newPerWindow returns the window operator that keeps every window's
-// accumulator (NewWindow chooses it where slicing does not apply).
-func newPerWindow[K comparable, T, A, O any, W WindowType](spec WindowSpec[K, T, W], fns WindowFuncs[K, T, A, O, W], out op.Output[O]) any {
-	w := &windowOp[K, T, A, O, W]{fns: fns, spec: spec, trigger: spec.Trigger, out: out, eventTime: spec.Assigner.EventTime()}
+// newPerWindow returns the window path that keeps every window's
+// accumulator, on the operator's runtime rt (windowOperator chooses it
+// where slicing does not apply).
+func newPerWindow[K comparable, T, A, O any, W WindowType](spec WindowSpec[K, T, W], fns WindowFuncs[K, T, A, O, W], out op.Output[O], rt *keyed.Runtime[K, W]) *windowOp[K, T, A, O, W] {
+	w := &windowOp[K, T, A, O, W]{Runtime: rt, fns: fns, spec: spec, trigger: spec.Trigger, out: out, eventTime: spec.Assigner.EventTime()}
 	if w.trigger == nil {
 		w.trigger = DefaultTrigger[T, W](spec.Assigner)
 		_, isDefault := w.trigger.(EventTimeTrigger[T, W])
 		w.triggerCleans = isDefault && spec.AllowedLateness == 0
 	}
 	w.spec.Trigger = w.trigger
-	w.SetHash(spec.Hash)
 	return w
 }
 
@@ -109,7 +106,7 @@ func newPerWindow[K comparable, T, A, O any, W WindowType](spec WindowSpec[K, T,
 // it when the window is past the allowed lateness (Flink's
 // WindowOperator).
 type windowOp[K comparable, T, A, O any, W WindowType] struct {
-	keyed.Runtime[K, W]
+	*keyed.Runtime[K, W]
 	fns      WindowFuncs[K, T, A, O, W]
 	spec     WindowSpec[K, T, W]
 	trigger  Trigger[T, W]
@@ -129,12 +126,11 @@ type windowOp[K comparable, T, A, O any, W WindowType] struct {
 	triggerCleans bool
 }
 
-func (w *windowOp[K, T, A, O, W]) Open(ctx *op.Context) error {
-	if err := w.OpenState(ctx); err != nil {
-		return err
-	}
+// open registers the state of the path, on the runtime the operator
+// opened.
+func (w *windowOp[K, T, A, O, W]) open(ctx *op.Context) error {
 	var err error
-	if w.contents, err = state.Map[K, W, A](w.Backend(), "window-contents"); err != nil {
+	if w.contents, err = state.Map[K, W, A](w.Backend(), contentsState); err != nil {
 		return err
 	}
 	if w.perWin, err = state.Map[K, windowStateKey[W], []byte](w.Backend(), "window-state"); err != nil {
@@ -146,27 +142,7 @@ func (w *windowOp[K, T, A, O, W]) Open(ctx *op.Context) error {
 	w.tctx.ops = w
 	w.wctx = WindowContext[K, O, W]{ops: w, ctx: ctx, out: w.out, merging: w.spec.Assigner.Merging()}
 	w.SetOnTimer(w.onTimer)
-	if w.spec.Hooks != nil {
-		return w.spec.Hooks.Open(ctx, w.Backend())
-	}
 	return nil
-}
-
-// Finish finishes the user function.
-func (w *windowOp[K, T, A, O, W]) Finish() error {
-	if w.spec.Hooks != nil {
-		return w.spec.Hooks.Finish()
-	}
-	return nil
-}
-
-// Close closes the user function and releases the state.
-func (w *windowOp[K, T, A, O, W]) Close() error {
-	var err error
-	if w.spec.Hooks != nil {
-		err = w.spec.Hooks.Close()
-	}
-	return errors.Join(err, w.CloseState())
 }
 
 func (w *windowOp[K, T, A, O, W]) ProcessElement(ts int64, v T) error {
@@ -379,13 +355,6 @@ func (w *windowOp[K, T, A, O, W]) isWindowLate(win W) bool {
 // lateness.
 func (w *windowOp[K, T, A, O, W]) isElementLate(ts int64) bool {
 	return w.eventTime && ts+w.spec.AllowedLateness <= w.watermark()
-}
-
-func (w *windowOp[K, T, A, O, W]) ProcessWatermark(wm int64) error {
-	if err := w.AdvanceWatermark(wm); err != nil {
-		return err
-	}
-	return w.out.EmitWatermark(wm)
 }
 
 // windowOps, for the trigger and window contexts.

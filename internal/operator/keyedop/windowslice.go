@@ -22,7 +22,8 @@ import (
 // slice, so their state and timers are those of the per-window path
 // (windowOp) and a savepoint of either restores in the other; sliding
 // windows keep theirs under another name ("window-slices"), since a slice
-// is not a window.
+// is not a window; the operator chooses the path once the restored state
+// is known (see windowchoice.go), so neither is restored into the other.
 //
 // Timers: one pending event-time timer per key, at the end of the
 // earliest window of the key that has not fired, with that window as its
@@ -59,7 +60,7 @@ func sliceable[K comparable, T, A, O any, W WindowType](spec WindowSpec[K, T, W]
 
 // slicedWindowOp is the window operator of sliced event-time windows.
 type slicedWindowOp[K comparable, T, A, O any, W WindowType] struct {
-	keyed.Runtime[K, W]
+	*keyed.Runtime[K, W]
 	fns    WindowFuncs[K, T, A, O, W]
 	spec   WindowSpec[K, T, W]
 	late   op.Output[T]
@@ -75,58 +76,35 @@ type slicedWindowOp[K comparable, T, A, O any, W WindowType] struct {
 	has  []bool
 }
 
-func newSlicedWindow[K comparable, T, A, O any, W WindowType](spec WindowSpec[K, T, W], fns WindowFuncs[K, T, A, O, W], out op.Output[O]) *slicedWindowOp[K, T, A, O, W] {
+// newSlicedWindow returns the sliced path on the operator's runtime rt.
+func newSlicedWindow[K comparable, T, A, O any, W WindowType](spec WindowSpec[K, T, W], fns WindowFuncs[K, T, A, O, W], out op.Output[O], rt *keyed.Runtime[K, W]) *slicedWindowOp[K, T, A, O, W] {
 	a := spec.Assigner
-	w := &slicedWindowOp[K, T, A, O, W]{fns: fns, spec: spec, out: out,
+	return &slicedWindowOp[K, T, A, O, W]{Runtime: rt, fns: fns, spec: spec, out: out,
 		size: a.Size, slide: a.Slide, offset: a.Offset, lateness: spec.AllowedLateness, n: a.Size / a.Slide}
-	w.SetHash(spec.Hash)
-	return w
 }
 
-func (w *slicedWindowOp[K, T, A, O, W]) Open(ctx *op.Context) error {
-	if err := w.OpenState(ctx); err != nil {
-		return err
-	}
-	name := "window-slices"
+// slicesState is the state name of the path's accumulators: the
+// per-window path's for tumbling windows, which are their own one slice
+// (see above).
+func (w *slicedWindowOp[K, T, A, O, W]) slicesState() string {
 	if w.n == 1 {
-		name = "window-contents" // the per-window path's state: see above
+		return contentsState
 	}
+	return slicesState
+}
+
+// open registers the state of the path, on the runtime the operator
+// opened.
+func (w *slicedWindowOp[K, T, A, O, W]) open(ctx *op.Context) error {
 	var err error
-	if w.slices, err = state.Map[K, W, A](w.Backend(), name); err != nil {
+	if w.slices, err = state.Map[K, W, A](w.Backend(), w.slicesState()); err != nil {
 		return err
 	}
 	if w.spec.LateTag != "" {
 		w.late, _ = ctx.SideOutputs[w.spec.LateTag].(op.Output[T])
 	}
 	w.SetOnTimer(w.onTimer)
-	if w.spec.Hooks != nil {
-		return w.spec.Hooks.Open(ctx, w.Backend())
-	}
 	return nil
-}
-
-// Finish finishes the user function.
-func (w *slicedWindowOp[K, T, A, O, W]) Finish() error {
-	if w.spec.Hooks != nil {
-		return w.spec.Hooks.Finish()
-	}
-	return nil
-}
-
-// Close closes the user function and releases the state.
-func (w *slicedWindowOp[K, T, A, O, W]) Close() error {
-	var err error
-	if w.spec.Hooks != nil {
-		err = w.spec.Hooks.Close()
-	}
-	return errors.Join(err, w.CloseState())
-}
-
-func (w *slicedWindowOp[K, T, A, O, W]) ProcessWatermark(wm int64) error {
-	if err := w.AdvanceWatermark(wm); err != nil {
-		return err
-	}
-	return w.out.EmitWatermark(wm)
 }
 
 // sliceOf is the slice holding ts.

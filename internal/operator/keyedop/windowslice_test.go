@@ -58,7 +58,7 @@ type windowRun struct {
 	sliced bool
 	out    *epochOutput
 	late   *epochOutput
-	subs   []op.Operator
+	subs   []*windowOperator[string, kv, int, string, Window]
 }
 
 // epochOutput records emissions with the watermark count at the time.
@@ -97,7 +97,9 @@ func fnvHash(k string) uint32 {
 	return h.Sum32()
 }
 
-func (w *windowRun) open(p int, r *storage.Storage, md *storage.Metadata, loc string) {
+// open opens p subtasks, restored from md when it is not nil, and
+// returns the first error of Open.
+func (w *windowRun) open(p int, r *storage.Storage, md *storage.Metadata, loc string) error {
 	w.t.Helper()
 	var assigned map[string]*restore.Operator
 	if md != nil {
@@ -118,20 +120,24 @@ func (w *windowRun) open(p int, r *storage.Storage, md *storage.Metadata, loc st
 			}
 			restored = l.Operators["window"]
 		}
-		var o op.Operator
-		if w.sliced {
-			o = newSlicedWindow(w.spec, sumFuncs(), op.Output[string](w.out))
-		} else {
-			o = newPerWindow(w.spec, sumFuncs(), op.Output[string](w.out)).(op.Operator)
-		}
+		o := newWindowOperator(w.spec, sumFuncs(), op.Output[string](w.out), w.sliced)
 		ctx := &op.Context{JobID: "0123456789abcdef0123456789abcdef", UID: "window", SubtaskIndex: i, Parallelism: p,
 			MaxParallelism: sliceTestMaxP, KeyGroups: keygroup.RangeFor(sliceTestMaxP, p, i), Restored: restored,
 			SideOutputs: map[string]any{"late": op.Output[kv](lateOutput{w.late})}}
 		if err := o.Open(ctx); err != nil {
-			w.t.Fatal(err)
+			return err
 		}
 		w.t.Cleanup(func() { _ = o.Close() })
 		w.subs = append(w.subs, o)
+	}
+	return nil
+}
+
+// mustOpen is open that fails the test on an error.
+func (w *windowRun) mustOpen(p int, r *storage.Storage, md *storage.Metadata, loc string) {
+	w.t.Helper()
+	if err := w.open(p, r, md, loc); err != nil {
+		w.t.Fatal(err)
 	}
 }
 
@@ -143,13 +149,13 @@ func (w *windowRun) feed(steps []sliceStep) {
 		if s.v.K == "" {
 			*w.out.epoch++
 			for _, o := range w.subs {
-				if err = o.(op.WatermarkInput).ProcessWatermark(s.ts); err != nil {
+				if err = o.ProcessWatermark(s.ts); err != nil {
 					break
 				}
 			}
 		} else {
 			kg := keygroup.Of(fnvHash(s.v.K), sliceTestMaxP)
-			err = w.subs[keygroup.OperatorIndex(sliceTestMaxP, p, kg)].(op.Input[kv]).ProcessElement(s.ts, s.v)
+			err = w.subs[keygroup.OperatorIndex(sliceTestMaxP, p, kg)].ProcessElement(s.ts, s.v)
 		}
 		if err != nil {
 			w.t.Fatal(err)
@@ -167,7 +173,7 @@ func (w *windowRun) checkpoint(st *storage.Storage, id int64) (*storage.Metadata
 	}
 	o := storage.OperatorState{UID: "window", Parallelism: len(w.subs), MaxParallelism: sliceTestMaxP}
 	for i, sub := range w.subs {
-		snap, err := sub.(op.Snapshotter).SnapshotState(id)
+		snap, err := sub.SnapshotState(id)
 		if err != nil {
 			w.t.Fatal(err)
 		}
@@ -209,26 +215,56 @@ func readSources(st *storage.Storage, loc string) restore.Sources {
 // and returns what came out, sorted within each watermark.
 func runWindows(t *testing.T, spec WindowSpec[string, kv, Window], sliced bool, steps []sliceStep) []string {
 	t.Helper()
+	w, st := newWindowRun(t, spec, sliced)
+	w.mustOpen(2, st, nil, "")
+	half := len(steps) / 2
+	w.feed(steps[:half])
+	md, loc := w.checkpoint(st, 1)
+	w.close()
+	w.mustOpen(3, st, md, loc)
+	w.feed(steps[half:])
+	return w.results()
+}
+
+// newWindowRun returns a run of spec with real checkpoint storage.
+func newWindowRun(t *testing.T, spec WindowSpec[string, kv, Window], sliced bool) (*windowRun, *storage.Storage) {
+	t.Helper()
 	st, err := storage.Open(context.Background(), t.TempDir(), storage.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
 	epoch := 0
-	w := &windowRun{t: t, spec: spec, sliced: sliced, out: &epochOutput{epoch: &epoch}, late: &epochOutput{epoch: &epoch}}
-	w.open(2, st, nil, "")
-	half := len(steps) / 2
-	w.feed(steps[:half])
-	md, loc := w.checkpoint(st, 1)
+	return &windowRun{t: t, spec: spec, sliced: sliced, out: &epochOutput{epoch: &epoch}, late: &epochOutput{epoch: &epoch}}, st
+}
+
+// close closes the subtasks.
+func (w *windowRun) close() {
 	for _, o := range w.subs {
 		_ = o.Close()
 	}
-	w.open(3, st, md, loc)
-	w.feed(steps[half:])
+}
+
+// results ends the input and returns everything that came out, sorted.
+func (w *windowRun) results() []string {
 	w.feed([]sliceStep{{ts: op.MaxWatermark}})
 	got := slices.Concat(w.out.got, w.late.got)
 	slices.Sort(got)
 	return got
+}
+
+// diff fails t when got is not want, showing where they part.
+func diff(t *testing.T, what string, got, want []string) {
+	t.Helper()
+	if slices.Equal(got, want) {
+		return
+	}
+	i := 0
+	for i < min(len(got), len(want)) && got[i] == want[i] {
+		i++
+	}
+	t.Fatalf("%s: %d outputs, want %d; first difference at %d:\ngot  %q\nwant %q", what, len(got), len(want), i,
+		got[i:min(i+5, len(got))], want[i:min(i+5, len(want))])
 }
 
 // Sliced windows emit exactly what per-window state emits: the same
@@ -262,14 +298,7 @@ func TestSlicedWindowsMatchPerWindow(t *testing.T) {
 				if len(want) < 100 {
 					t.Fatalf("seed %d: only %d outputs; the stream checks little", seed, len(want))
 				}
-				if !slices.Equal(got, want) {
-					i := 0
-					for i < min(len(got), len(want)) && got[i] == want[i] {
-						i++
-					}
-					t.Fatalf("seed %d: %d outputs, want %d; first difference at %d:\ngot  %q\nwant %q", seed, len(got), len(want), i,
-						got[i:min(i+5, len(got))], want[i:min(i+5, len(want))])
-				}
+				diff(t, fmt.Sprint("seed ", seed), got, want)
 			}
 		})
 	}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -58,7 +59,9 @@ func TestClusterCacheHolderLostMidReadIsRecomputed(t *testing.T) {
 	third := t.TempDir()
 	tms[third] = c.startTaskManager(t, "1", "--data-dir", third)
 
-	if err := os.WriteFile(filepath.Join(gate, "armed"), nil, 0o644); err != nil {
+	// Hold only the victim's partition: a reading subtask dealt both
+	// partitions may read the other one first.
+	if err := os.WriteFile(filepath.Join(gate, "armed"), []byte(strconv.Itoa(part)), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	out := filepath.Join(t.TempDir(), "second")

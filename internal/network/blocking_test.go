@@ -128,6 +128,22 @@ func TestBlockingPartitionDamageIsDetected(t *testing.T) {
 			}
 			return os.Truncate(data, fi.Size()/2)
 		}},
+		// Every segment still lies whole in the file: its size alone
+		// tells that the file is not the one written.
+		{"grown", func(data string) error {
+			fi, err := os.Stat(data)
+			if err != nil {
+				return err
+			}
+			return os.Truncate(data, fi.Size()+100)
+		}},
+		{"last byte cut", func(data string) error {
+			fi, err := os.Stat(data)
+			if err != nil {
+				return err
+			}
+			return os.Truncate(data, fi.Size()-1)
+		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := blockingPartition(t, 1, 256)

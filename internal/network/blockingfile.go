@@ -108,7 +108,12 @@ func marshalIndex(idx *blockingIndex) []byte {
 }
 
 // parseIndex decodes and checks an index for a data file of dataSize
-// bytes: its checksum, and that every segment lies in the data file.
+// bytes: its checksum, that every segment lies in the data file, and
+// that the segments end where the data file ends. The writer lays the
+// segments end to end from offset 0, so a complete data file is exactly
+// as long as its index says: one of another size was cut short or written
+// to since (os.Truncate past the end grows a file with zeros), and is
+// corrupt even where the bytes the index names are still whole.
 func parseIndex(b []byte, dataSize int64) (*blockingIndex, error) {
 	const header = len(blockingMagic) + 8
 	if len(b) < header+4 || string(b[:len(blockingMagic)]) != blockingMagic {
@@ -125,6 +130,7 @@ func parseIndex(b []byte, dataSize int64) (*blockingIndex, error) {
 	}
 	idx := &blockingIndex{subpartitions: int(subs), regions: make([][]segment, regions)}
 	p := body[header:]
+	var end uint64
 	for r := range idx.regions {
 		idx.regions[r] = make([]segment, subs)
 		for s := range idx.regions[r] {
@@ -139,7 +145,12 @@ func parseIndex(b []byte, dataSize int64) (*blockingIndex, error) {
 					ErrCorruptPartition, s, r, seg.off, seg.length, dataSize)
 			}
 			idx.regions[r][s] = seg
+			end = max(end, seg.off+seg.length)
 		}
+	}
+	if end != uint64(dataSize) {
+		return nil, fmt.Errorf("%w: the index's segments end at byte %d of a data file of %d bytes",
+			ErrCorruptPartition, end, dataSize)
 	}
 	return idx, nil
 }

@@ -1,6 +1,7 @@
 package cache
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -156,38 +157,64 @@ func TestStoreServesKeepsAndReleasesClusterPartitions(t *testing.T) {
 	}
 }
 
-// A partition whose files were damaged while the TaskManager was down is
-// dropped when the store opens, and a remote read of a truncated one
-// fails with a ReadError.
+// A partition whose files were damaged while the TaskManager was down
+// (index gone, data file cut short or grown) is dropped when the store
+// opens, its files deleted; the same damage to a partition held by a
+// running store fails its next remote read with a ReadError (each read
+// opens the files anew and checks the index against the data file's size
+// then: no descriptor or size is kept from before).
 func TestStoreDropsDamagedPartitions(t *testing.T) {
-	dir := t.TempDir()
-	s, err := OpenStore(StoreOptions{Dir: dir, Serve: network.NewRegistry(), RegionBytes: 256})
-	if err != nil {
-		t.Fatal(err)
+	resize := func(by int64) func(Partition) error {
+		return func(p Partition) error {
+			fi, err := os.Stat(p.Data)
+			if err != nil {
+				return err
+			}
+			return os.Truncate(p.Data, fi.Size()+by)
+		}
 	}
-	writeHeld(t, s, dsA, 1, 0, 2, records("a0", 500))
-	writeHeld(t, s, dsA, 1, 1, 2, records("a1", 500))
-	hs := s.Partitions()
-	if err := os.Remove(hs[0].Files.Index); err != nil {
-		t.Fatal(err)
-	}
-	cm := network.NewRegistry()
-	s2, err := OpenStore(StoreOptions{Dir: dir, Serve: cm})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := heldRender(s2.Partitions()); !slices.Equal(got, []string{dsA + "/1 p1 of 2: 500 records"}) {
-		t.Fatalf("held %q after damage", got)
-	}
-	fi, err := os.Stat(hs[1].Files.Data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Truncate(hs[1].Files.Data, fi.Size()-10); err != nil {
-		t.Fatal(err)
-	}
-	_, err = readRemote(t, cm, dsA, 1)
-	if _, lost := Lost(err); !lost {
-		t.Fatalf("reading a truncated partition: %v, want a ReadError", err)
+	for _, d := range []struct {
+		name   string
+		damage func(Partition) error
+	}{
+		{"index gone", func(p Partition) error { return os.Remove(p.Index) }},
+		{"data cut short", resize(-10)},
+		{"data grown", resize(100)},
+	} {
+		t.Run(d.name, func(t *testing.T) {
+			dir := t.TempDir()
+			s, err := OpenStore(StoreOptions{Dir: dir, Serve: network.NewRegistry(), RegionBytes: 256})
+			if err != nil {
+				t.Fatal(err)
+			}
+			writeHeld(t, s, dsA, 1, 0, 2, records("a0", 500))
+			writeHeld(t, s, dsA, 1, 1, 2, records("a1", 500))
+			hs := s.Partitions()
+			if err := d.damage(hs[0].Files); err != nil {
+				t.Fatal(err)
+			}
+			cm := network.NewRegistry()
+			s2, err := OpenStore(StoreOptions{Dir: dir, Serve: cm})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := heldRender(s2.Partitions()); !slices.Equal(got, []string{dsA + "/1 p1 of 2: 500 records"}) {
+				t.Fatalf("held %q after damage", got)
+			}
+			for _, f := range []string{hs[0].Files.Data, hs[0].Files.Index, filepath.Join(dir, partitionManifestName(dsA, 0))} {
+				if _, err := os.Stat(f); !errors.Is(err, os.ErrNotExist) {
+					t.Fatalf("%s of the damaged partition: %v, want it deleted", f, err)
+				}
+			}
+			// The same damage under the running store: the held
+			// partition's next read fails.
+			if err := d.damage(hs[1].Files); err != nil {
+				t.Fatal(err)
+			}
+			_, err = readRemote(t, cm, dsA, 1)
+			if _, lost := Lost(err); !lost {
+				t.Fatalf("reading a damaged held partition: %v, want a ReadError", err)
+			}
+		})
 	}
 }

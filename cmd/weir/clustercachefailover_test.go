@@ -117,10 +117,15 @@ func (c *cluster) busyTaskManager(t *testing.T, tms map[string]*proc) string {
 // partition on its holder's disk between two runs of `wordcount --cache`
 // in batch mode, one way per subtest (each on a cluster of its own): a
 // flipped byte, which the segment's CRC32C finds while it is served; a
-// data file gone. Each time the reading job fails on the partition, the
-// JobManager recomputes the dataset and says so, and the run's counts are
-// exact. (A data file truncated under a running holder is left out: it
-// was not always detected when tried; to be looked into.)
+// data file gone; a data file truncated under its running holder, which
+// the holder finds when it opens the files to serve them (it keeps no
+// descriptor open between reads, and checks the index against the data
+// file's size each time). Each time the reading job fails on the
+// partition, the JobManager recomputes the dataset and says so, and the
+// run's counts are exact. The partition damaged is the largest: wordcount
+// reads its one input file with one source subtask, so the other cached
+// partition holds no line (a data file of one byte, its EndOfPartition),
+// which os.Truncate to 100 bytes would grow rather than cut.
 func TestClusterCacheDamagedPartitionIsRecomputed(t *testing.T) {
 	input, want := wordsInput(t, 1<<20)
 	for _, d := range []struct {
@@ -133,6 +138,7 @@ func TestClusterCacheDamagedPartitionIsRecomputed(t *testing.T) {
 		// package), as the holder's refusal to serve the partition.
 		{"byte flipped", flipByte, "checksum mismatch|cannot serve dataset-"},
 		{"data file gone", os.Remove, "no such file or directory|cannot serve dataset-"},
+		{"data truncated", truncate100, "is outside the data file|cannot serve dataset-"},
 	} {
 		t.Run(d.name, func(t *testing.T) {
 			c := startCluster(t, t.TempDir(), "--heartbeat-timeout", "60s")
@@ -212,16 +218,21 @@ func wordsInput(t *testing.T, size int) (string, []string) {
 }
 
 // holderOf returns the data directory of a TaskManager of tms that holds
-// a cluster partition, and the partition's index.
+// the largest cluster partition, and the partition's index.
 func holderOf(t *testing.T, tms map[string]*proc) (string, int) {
 	t.Helper()
-	for dir := range tms {
-		if parts := partitionsOf(t, dir); len(parts) > 0 {
-			return dir, parts[0]
+	dir, part, size := "", 0, int64(-1)
+	for d := range tms {
+		for _, p := range heldPartitions(t, d) {
+			if p.Bytes > size {
+				dir, part, size = d, p.Index, p.Bytes
+			}
 		}
 	}
-	t.Fatal("no TaskManager holds a cluster partition")
-	return "", 0
+	if size < 0 {
+		t.Fatal("no TaskManager holds a cluster partition")
+	}
+	return dir, part
 }
 
 // partitionsOf returns the indexes of the cluster partitions held in the
@@ -229,8 +240,25 @@ func holderOf(t *testing.T, tms map[string]*proc) (string, int) {
 func partitionsOf(t *testing.T, dir string) []int {
 	t.Helper()
 	var out []int
+	for _, p := range heldPartitions(t, dir) {
+		out = append(out, p.Index)
+	}
+	return out
+}
+
+// heldPartition is what a cluster partition's manifest says of it.
+type heldPartition struct {
+	Index int
+	Bytes int64
+}
+
+// heldPartitions returns the cluster partitions whose manifests are in
+// the data directory dir.
+func heldPartitions(t *testing.T, dir string) []heldPartition {
+	t.Helper()
+	var out []heldPartition
 	for _, m := range partitionManifests(t, dir) {
-		var p struct{ Index int }
+		var p heldPartition
 		b, err := os.ReadFile(m)
 		if err == nil {
 			err = json.Unmarshal(b, &p)
@@ -238,7 +266,7 @@ func partitionsOf(t *testing.T, dir string) []int {
 		if err != nil {
 			t.Fatal(err)
 		}
-		out = append(out, p.Index)
+		out = append(out, p)
 	}
 	return out
 }
@@ -271,6 +299,9 @@ func manifestsOn(t *testing.T, tms map[string]*proc, except string) int {
 	}
 	return n
 }
+
+// truncate100 cuts file to its first 100 bytes.
+func truncate100(file string) error { return os.Truncate(file, 100) }
 
 // flipByte flips a bit of the byte in the middle of file.
 func flipByte(file string) error {

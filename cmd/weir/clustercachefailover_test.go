@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -311,4 +312,78 @@ func flipByte(file string) error {
 	}
 	b[len(b)/2] ^= 0x40
 	return os.WriteFile(file, b, 0o644)
+}
+
+// TestClusterCacheRestartedHolderChecksItsPartitions SIGKILLs the
+// TaskManager that holds the largest partition of a cached dataset
+// (`wordcount --cache` in batch mode), which leaves the dataset
+// incomplete, and starts it again on the same data directory, one way per
+// subtest. With its files intact, the restarted TaskManager holds the
+// partition again and reports it with its registration: the dataset is
+// complete and the next job reads it. With its data file truncated while
+// it was down, the TaskManager checks the files when it opens its store,
+// drops the partition and deletes its files, saying so, and does not
+// report it: the dataset stays incomplete and the next job computes it
+// again before it starts (not after a failed read), with the exact counts,
+// and caches it anew.
+func TestClusterCacheRestartedHolderChecksItsPartitions(t *testing.T) {
+	input, want := wordsInput(t, 1<<20)
+	for _, tc := range []struct {
+		name     string
+		truncate bool
+	}{
+		{"intact", false},
+		{"data truncated", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := startCluster(t, t.TempDir(), "--heartbeat-timeout", "60s")
+			tms := make(map[string]*proc)
+			for range 2 {
+				dir := t.TempDir()
+				tms[dir] = c.startTaskManager(t, "1", "--data-dir", dir)
+			}
+			c.runCachedWordcount(t, "first", input, want)
+			id := c.onlyDataset(t, true)
+			dir, part := holderOf(t, tms)
+			data := partitionData(t, dir, id, part)
+			killTaskManager(t, tms[dir])
+			await(t, "the dataset incomplete after its holder was lost", func() (bool, string) {
+				ds := c.datasets(t)
+				return len(ds) == 1 && !ds[0].IsComplete, fmt.Sprint(ds)
+			})
+			if tc.truncate {
+				if err := truncate100(data); err != nil {
+					t.Fatal(err)
+				}
+			}
+			tm := c.startTaskManager(t, "1", "--data-dir", dir)
+			dropped := strings.Contains(tm.stderrSoFar(), "cluster partition dropped: its files are missing or damaged")
+			_, statErr := os.Stat(data)
+			if dropped != tc.truncate || errors.Is(statErr, os.ErrNotExist) != tc.truncate {
+				t.Fatalf("restarted holder: dropped %v, data file stat %v, want dropped and deleted %v:\n%s",
+					dropped, statErr, tc.truncate, tm.stderrSoFar())
+			}
+			if !tc.truncate {
+				await(t, "the dataset complete again", func() (bool, string) {
+					ds := c.datasets(t)
+					return len(ds) == 1 && ds[0].IsComplete, fmt.Sprint(ds)
+				})
+			} else if ds := c.datasets(t); len(ds) != 1 || ds[0].IsComplete {
+				t.Fatalf("datasets after the holder restarted without its truncated partition: %+v, want %s incomplete", ds, id)
+			}
+
+			c.runCachedWordcount(t, "second", input, want)
+			log := c.jm.stderrSoFar()
+			if n := len(recomputeLines(c)); n != 0 {
+				t.Fatalf("%d reads of the cache failed, want none (a damaged partition is not served):\n%s", n, log)
+			}
+			recomputed := strings.Contains(log, "cached result lost with a TaskManager: computing it again")
+			if recomputed != tc.truncate {
+				t.Fatalf("the second job recomputed the cache: %v, want %v:\n%s", recomputed, tc.truncate, log)
+			}
+			if again := c.onlyDataset(t, true); again != id {
+				t.Fatalf("the cache is %s after the second job, want %s", again, id)
+			}
+		})
+	}
 }

@@ -24,15 +24,15 @@ const recomputeLine = "cached result lost during read: recomputing"
 
 // TestClusterCacheHolderLostMidReadIsRecomputed runs `wordcount --cache`
 // in batch mode: the first job writes the cached lines as cluster
-// partitions on two TaskManagers, A and B. A detached job then takes B's
-// slot, and a third TaskManager joins, so that the second wordcount runs
-// on A and the new one and reads B's partition from B over the data
-// plane. Each read is held (by the test-only hook) once its first records
-// arrived, so B's partition of a few MB is still being read when the test
-// SIGKILLs B. The reading subtask fails on the lost partition; the
-// JobManager releases the dataset, builds the job again without reading
-// it, says so, and the run succeeds with the exact counts, its cache
-// written anew on the TaskManagers left.
+// partitions on two TaskManagers; B is the one with the largest. A
+// detached job then takes both their slots, and a third TaskManager
+// joins, so that the second wordcount runs there and reads B's partition
+// from B over the data plane. That read is held (by the test-only hook)
+// once its first records arrived, so B's partition of a few MB is still
+// being read when the test SIGKILLs B. The reading subtask fails on the
+// lost partition; the JobManager releases the dataset, builds the job
+// again without reading it, says so, and the run succeeds with the exact
+// counts, its cache written anew on the TaskManagers left.
 func TestClusterCacheHolderLostMidReadIsRecomputed(t *testing.T) {
 	gate := t.TempDir()
 	t.Setenv(cacheReadGateEnv, gate)
@@ -46,19 +46,19 @@ func TestClusterCacheHolderLostMidReadIsRecomputed(t *testing.T) {
 
 	c.runCachedWordcount(t, "first", input, want)
 	id := c.onlyDataset(t, true)
-	blocker := runWeir(t, "run", "--jobmanager", c.rest, "--detach", "--parallelism", "1",
-		"sequence", "--keys", "1", "--records-per-key", "1000000", "--rate", "10", "--output", t.TempDir())
+	// The victim holds the largest partition (wordcount's lines come from
+	// one source subtask: one partition holds them all). A detached job
+	// takes both slots of the two holders, so the second run reads every
+	// partition from a third TaskManager, over the data plane.
+	victimDir, part := holderOf(t, tms)
+	blocker := runWeir(t, "run", "--jobmanager", c.rest, "--detach", "--parallelism", "2",
+		"sequence", "--keys", "2", "--records-per-key", "1000000", "--rate", "10", "--output", t.TempDir())
 	if blocker.code != 0 {
 		t.Fatalf("run --detach: exit %d, stderr %q", blocker.code, blocker.stderr)
 	}
-	victimDir := c.busyTaskManager(t, tms)
-	parts := partitionsOf(t, victimDir)
-	if len(parts) != 1 {
-		t.Fatalf("the TaskManager whose slot the detached job took holds partitions %v, want one", parts)
-	}
-	part := parts[0]
+	c.awaitNoFreeSlot(t)
 	third := t.TempDir()
-	tms[third] = c.startTaskManager(t, "1", "--data-dir", third)
+	tms[third] = c.startTaskManager(t, "2", "--data-dir", third)
 
 	// Hold only the victim's partition: a reading subtask dealt both
 	// partitions may read the other one first.
@@ -89,29 +89,19 @@ func TestClusterCacheHolderLostMidReadIsRecomputed(t *testing.T) {
 	}
 }
 
-// busyTaskManager waits until a TaskManager of tms has no free slot and
-// returns its data directory.
-func (c *cluster) busyTaskManager(t *testing.T, tms map[string]*proc) string {
+// awaitNoFreeSlot waits until no TaskManager of c has a free slot.
+func (c *cluster) awaitNoFreeSlot(t *testing.T) {
 	t.Helper()
-	var id string
-	await(t, "a TaskManager's slot taken", func() (bool, string) {
+	await(t, "every slot taken", func() (bool, string) {
 		var l api.TaskManagers
 		c.getJSON(t, "/taskmanagers", &l)
 		for _, tm := range l.TaskManagers {
-			if tm.FreeSlots == 0 {
-				id = tm.ID
-				return true, ""
+			if tm.FreeSlots != 0 {
+				return false, fmt.Sprintf("%+v", l)
 			}
 		}
-		return false, fmt.Sprintf("%+v", l)
+		return len(l.TaskManagers) > 0, fmt.Sprintf("%+v", l)
 	})
-	for dir, p := range tms {
-		if strings.Contains(p.stderrSoFar(), "taskmanager="+id) {
-			return dir
-		}
-	}
-	t.Fatalf("no TaskManager process says it is %s", id)
-	return ""
 }
 
 // TestClusterCacheDamagedPartitionIsRecomputed damages a cluster

@@ -226,17 +226,6 @@ func holderOf(t *testing.T, tms map[string]*proc) (string, int) {
 	return dir, part
 }
 
-// partitionsOf returns the indexes of the cluster partitions held in the
-// data directory dir.
-func partitionsOf(t *testing.T, dir string) []int {
-	t.Helper()
-	var out []int
-	for _, p := range heldPartitions(t, dir) {
-		out = append(out, p.Index)
-	}
-	return out
-}
-
 // heldPartition is what a cluster partition's manifest says of it.
 type heldPartition struct {
 	Index int

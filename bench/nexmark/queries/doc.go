@@ -14,9 +14,10 @@
 //
 // The queries, and how each follows the reference's rules:
 //
-//   - Q0 counts the events by kind and sums their checksums: a keyed
-//     pre-aggregation over 64 buckets, then one global sum, both emitted when
-//     the final watermark fires their end-of-input timers.
+//   - Q0 is Flink's pass-through: every bid, projected to (auction, bidder,
+//     price, dateTime, extra), into a stage chained to it that counts and
+//     checksums its subtask's rows; each subtask's one partial result goes at
+//     the end of the input to a stage of parallelism 1 that adds them up.
 //   - Q1 and Q2 are a filter and a map of the bids.
 //   - Q3 is a symmetric, unwindowed CoProcess join of persons and auctions
 //     keyed by person ID; whichever side comes first waits in keyed state.
@@ -24,9 +25,12 @@
 //     come before their auction wait in list state; an event-time timer at
 //     Expires-1 emits the winner (no valid bid can come after it), and a
 //     second keyed stage sums the winners per category and emits at the end.
-//   - Q5 counts bids per auction in sliding windows (WindowAggregate), then a
+//   - Q5 counts bids per auction in sliding windows (WindowAggregate of
+//     partial counts, which the window operator keeps per slice), then a
 //     second stage keyed by window keeps the maximum count and every auction
-//     with it, emitting at the window's end.
+//     with it, emitting at the window's end. Both stages are two-phase, as
+//     Flink's local-global aggregation: a local count per auction and pane
+//     before the keyBy, a local maximum per window before the second.
 //   - Q7 keeps the highest bids per bucket (of price and time, not the
 //     skewed auction) in tumbling windows, then a second stage keyed by
 //     window keeps the bids with the window's maximum.

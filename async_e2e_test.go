@@ -21,7 +21,7 @@ import (
 type lookup struct {
 	mu      sync.Mutex
 	calls   map[int64]int
-	blocked map[int64]bool
+	blocked map[int64]int // calls of each element blocked now (two attempts may overlap)
 	changed chan struct{}
 	held    func(i int64) bool
 	failAt  int64
@@ -36,7 +36,7 @@ type enriched struct {
 var errDesignated = errors.New("designated failure")
 
 func newLookup(held func(int64) bool, failAt int64) *lookup {
-	return &lookup{calls: map[int64]int{}, blocked: map[int64]bool{}, changed: make(chan struct{}, 1), held: held, failAt: failAt}
+	return &lookup{calls: map[int64]int{}, blocked: map[int64]int{}, changed: make(chan struct{}, 1), held: held, failAt: failAt}
 }
 
 func (l *lookup) call(ctx context.Context, i int64) ([]enriched, error) {
@@ -58,8 +58,8 @@ func (l *lookup) call(ctx context.Context, i int64) ([]enriched, error) {
 func (l *lookup) setBlocked(i int64, b bool) {
 	l.mu.Lock()
 	if b {
-		l.blocked[i] = true
-	} else {
+		l.blocked[i]++
+	} else if l.blocked[i]--; l.blocked[i] == 0 {
 		delete(l.blocked, i)
 	}
 	l.mu.Unlock()
@@ -73,7 +73,10 @@ func (l *lookup) setBlocked(i int64, b bool) {
 func (l *lookup) awaitBlocked(ctx context.Context, n int) error {
 	for {
 		l.mu.Lock()
-		got := len(l.blocked)
+		got := 0
+		for _, c := range l.blocked {
+			got += c
+		}
 		l.mu.Unlock()
 		if got == n {
 			return nil
@@ -82,6 +85,24 @@ func (l *lookup) awaitBlocked(ctx context.Context, n int) error {
 		case <-l.changed:
 		case <-ctx.Done():
 			return fmt.Errorf("%d calls blocked, want %d: %w", got, n, ctx.Err())
+		}
+	}
+}
+
+// awaitRestarted waits until c's job restarted once and runs again.
+func awaitRestarted(ctx context.Context, t *testing.T, c *weir.JobClient) {
+	t.Helper()
+	for {
+		s := c.Status()
+		if s.Restarts == 1 && s.State == "RUNNING" {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("the job did not run again after its designated failure: %d restarts, state %s", s.Restarts, s.State)
+		case <-c.Done():
+			t.Fatalf("the job ended before it ran again after its designated failure: %d restarts, state %s", s.Restarts, s.State)
+		case <-time.After(time.Millisecond):
 		}
 	}
 }
@@ -198,6 +219,10 @@ func TestAsyncWaitExactlyOnceAcrossFailureAndRescale(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			// The stop must come after the designated failure's restart:
+			// during the failover it is refused (RESTARTING, or its
+			// savepoint aborted by the failover).
+			awaitRestarted(ctx, t, c)
 			if err := svc.awaitBlocked(ctx, splits*held); err != nil {
 				t.Fatal(err)
 			}

@@ -36,16 +36,8 @@ const recomputeLine = "cached result lost during read: recomputing"
 func TestClusterCacheHolderLostMidReadIsRecomputed(t *testing.T) {
 	gate := t.TempDir()
 	t.Setenv(cacheReadGateEnv, gate)
-	c := startCluster(t, t.TempDir(), "--heartbeat-timeout", "60s")
-	tms := make(map[string]*proc)
-	for range 2 {
-		dir := t.TempDir()
-		tms[dir] = c.startTaskManager(t, "1", "--data-dir", dir)
-	}
 	input, want := wordsInput(t, 3<<20)
-
-	c.runCachedWordcount(t, "first", input, want)
-	id := c.onlyDataset(t, true)
+	c, tms, id := cachedOnTwoTaskManagers(t, input, want)
 	// The victim holds the largest partition (wordcount's lines come from
 	// one source subtask: one partition holds them all). A detached job
 	// takes both slots of the two holders, so the second run reads every
@@ -87,6 +79,21 @@ func TestClusterCacheHolderLostMidReadIsRecomputed(t *testing.T) {
 	if n := manifestsOn(t, tms, victimDir); n != 2 {
 		t.Fatalf("the TaskManagers left hold %d partitions of the new cache, want 2", n)
 	}
+}
+
+// cachedOnTwoTaskManagers starts a cluster of two TaskManagers of one
+// slot, each with a data directory of its own (the keys of tms), runs
+// `wordcount --cache` of input on it and returns the complete dataset's id.
+func cachedOnTwoTaskManagers(t *testing.T, input string, want []string) (c *cluster, tms map[string]*proc, id string) {
+	t.Helper()
+	c = startCluster(t, t.TempDir(), "--heartbeat-timeout", "60s")
+	tms = make(map[string]*proc)
+	for range 2 {
+		dir := t.TempDir()
+		tms[dir] = c.startTaskManager(t, "1", "--data-dir", dir)
+	}
+	c.runCachedWordcount(t, "first", input, want)
+	return c, tms, c.onlyDataset(t, true)
 }
 
 // awaitNoFreeSlot waits until no TaskManager of c has a free slot.
@@ -132,14 +139,7 @@ func TestClusterCacheDamagedPartitionIsRecomputed(t *testing.T) {
 		{"data truncated", truncate100, "is outside the data file|cannot serve dataset-"},
 	} {
 		t.Run(d.name, func(t *testing.T) {
-			c := startCluster(t, t.TempDir(), "--heartbeat-timeout", "60s")
-			tms := make(map[string]*proc)
-			for range 2 {
-				dir := t.TempDir()
-				tms[dir] = c.startTaskManager(t, "1", "--data-dir", dir)
-			}
-			c.runCachedWordcount(t, "first", input, want)
-			id := c.onlyDataset(t, true)
+			c, tms, id := cachedOnTwoTaskManagers(t, input, want)
 			dir, part := holderOf(t, tms)
 			if err := d.do(partitionData(t, dir, id, part)); err != nil {
 				t.Fatal(err)
@@ -315,14 +315,7 @@ func TestClusterCacheRestartedHolderChecksItsPartitions(t *testing.T) {
 		{"data truncated", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c := startCluster(t, t.TempDir(), "--heartbeat-timeout", "60s")
-			tms := make(map[string]*proc)
-			for range 2 {
-				dir := t.TempDir()
-				tms[dir] = c.startTaskManager(t, "1", "--data-dir", dir)
-			}
-			c.runCachedWordcount(t, "first", input, want)
-			id := c.onlyDataset(t, true)
+			c, tms, id := cachedOnTwoTaskManagers(t, input, want)
 			dir, part := holderOf(t, tms)
 			data := partitionData(t, dir, id, part)
 			killTaskManager(t, tms[dir])

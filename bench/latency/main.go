@@ -119,22 +119,22 @@ func (c *config) parse(jobs, loads, timeouts string) error {
 // run prints the table: per job, its maximum throughput, then a row per
 // load and buffer timeout.
 func (c *config) run(ctx context.Context, out io.Writer) error {
-	fmt.Fprintf(out, "%-9s %-5s %-17s %12s %10s %10s %10s %10s %8s  %s\n",
-		"job", "load", "buffer timeout", "rate/s", "p50", "p99", "p99.9", "max", "samples", "load average")
+	fmt.Fprintf(out, "%-9s %-5s %-17s %12s %12s %10s %10s %10s %10s %8s  %s\n",
+		"job", "load", "buffer timeout", "rate/s", "achieved/s", "p50", "p99", "p99.9", "max", "samples", "load average")
 	for _, j := range c.jobs {
 		maxRate, err := c.maxThroughput(ctx, j)
 		if err != nil {
 			return fmt.Errorf("%s: maximum throughput: %w", j.name, err)
 		}
-		fmt.Fprintf(out, "%-9s %-5s %-17s %12.0f %10s %10s %10s %10s %8s  %s\n", j.name, "max", "default (100ms)", maxRate, "", "", "", "", "", loadAverage())
+		fmt.Fprintf(out, "%-9s %-5s %-17s %12.0f %12.0f %10s %10s %10s %10s %8s  %s\n", j.name, "max", "default (100ms)", maxRate, maxRate, "", "", "", "", "", loadAverage())
 		for _, load := range c.loads {
 			for _, to := range c.timeouts {
 				rate := load * maxRate
-				h, err := c.measure(ctx, j, rate, to)
+				h, achieved, err := c.measure(ctx, j, rate, to)
 				if err != nil {
 					return fmt.Errorf("%s at %.0f records/s, buffer timeout %s: %w", j.name, rate, to.name, err)
 				}
-				fmt.Fprintf(out, "%-9s %-5s %-17s %12.0f %10s %10s %10s %10s %8d  %s\n", j.name, fmt.Sprintf("%.0f%%", load*100), to.name, rate,
+				fmt.Fprintf(out, "%-9s %-5s %-17s %12.0f %12.0f %10s %10s %10s %10s %8d  %s\n", j.name, fmt.Sprintf("%.0f%%", load*100), to.name, rate, achieved,
 					ms(h.quantile(0.5)), ms(h.quantile(0.99)), ms(h.quantile(0.999)), ms(time.Duration(h.max)), h.n, loadAverage())
 			}
 		}
@@ -148,15 +148,17 @@ func ms(d time.Duration) string { return fmt.Sprintf("%.3fms", float64(d)/float6
 // records per second.
 func (c *config) maxThroughput(ctx context.Context, j job) (float64, error) {
 	start := time.Now()
-	if _, err := c.execute(ctx, j, run{count: c.maxRecords}); err != nil {
+	if _, _, err := c.execute(ctx, j, run{count: c.maxRecords}); err != nil {
 		return 0, err
 	}
 	return float64(c.maxRecords) / time.Since(start).Seconds(), nil
 }
 
 // measure runs j at rate for the warm-up and the duration and returns the
-// latencies of the records (or window results) after the warm-up.
-func (c *config) measure(ctx context.Context, j job, rate float64, to timeout) (*histogram, error) {
+// latencies of the records (or window results) after the warm-up, and the
+// rate the source achieved after the warm-up (lower than rate when the job
+// cannot keep up, e.g. when flushing after every record).
+func (c *config) measure(ctx context.Context, j job, rate float64, to timeout) (*histogram, float64, error) {
 	count := int64(rate * (c.warmup + c.duration).Seconds())
 	return c.execute(ctx, j, run{count: count, rate: rate, warmup: int64(rate * c.warmup.Seconds()), timeout: to})
 }
@@ -168,23 +170,40 @@ type run struct {
 	timeout       timeout
 }
 
-func (c *config) execute(ctx context.Context, j job, r run) (*histogram, error) {
+// execute runs j as r says and returns the latencies after the warm-up and
+// the source's achieved rate from the first record after the warm-up to
+// the last.
+func (c *config) execute(ctx context.Context, j job, r run) (*histogram, float64, error) {
 	opts := []weir.Option{weir.WithParallelism(1)}
 	if r.timeout.set {
 		opts = append(opts, weir.WithBufferTimeout(r.timeout.d))
 	}
 	env := weir.NewEnv(opts...)
 	rec := &recorder{warmup: r.warmup}
+	// The generator runs at parallelism 1, in one goroutine; the job's end
+	// orders these writes before the reads below.
+	var first, last int64
 	src := weir.Generate(env, weir.Generator[event]{Count: r.count, RatePerSecond: r.rate, Fn: func(i int64) (event, error) {
-		return event{Key: i % int64(c.keys), Seq: i, Emitted: now()}, nil
+		e := event{Key: i % int64(c.keys), Seq: i, Emitted: now()}
+		switch i {
+		case r.warmup:
+			first = e.Emitted
+		case r.count - 1:
+			last = e.Emitted
+		}
+		return e, nil
 	}})
 	if err := j.build(c, src, rec); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	if _, err := env.Execute(ctx, "latency-"+j.name); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	return rec.result(), j.check(c, r, rec)
+	achieved := 0.0
+	if last > first {
+		achieved = float64(r.count-1-r.warmup) / time.Duration(last-first).Seconds()
+	}
+	return rec.result(), achieved, j.check(c, r, rec)
 }
 
 // An event is what the generator emits: its key, its index and the time it

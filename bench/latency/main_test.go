@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -10,7 +11,7 @@ import (
 // A short run of every job, load and buffer timeout prints one row each,
 // with latencies measured on the records after the warm-up; the jobs'
 // checks (every record of the stateless job arrives, window results
-// arrive) pass.
+// arrive) pass, and each row says the rate the source achieved.
 func TestRunPrintsTable(t *testing.T) {
 	c := config{duration: 300 * time.Millisecond, warmup: 100 * time.Millisecond, maxRecords: 50_000, keys: 10, window: 20 * time.Millisecond}
 	if err := c.parse("stateless,windowed", "0.5", "default,1ms,0"); err != nil {
@@ -31,6 +32,11 @@ func TestRunPrintsTable(t *testing.T) {
 		}
 		if strings.Contains(l, " 0  ") || !strings.Contains(l, "ms") {
 			t.Errorf("a row without samples or latencies: %q", l)
+		}
+		// From the right: the load average's three fields, samples, max,
+		// p99.9, p99, p50, then the achieved rate.
+		if achieved, err := strconv.ParseFloat(f[len(f)-9], 64); err != nil || achieved <= 0 {
+			t.Errorf("no achieved rate in %q: %q, %v", l, f[len(f)-9], err)
 		}
 	}
 }

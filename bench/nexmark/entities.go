@@ -73,8 +73,17 @@ func (p *plan) bid(e *Event, s slot, ts int64, r *rng) {
 
 	// The reference counts only the four numbers towards a bid's size.
 	extra := p.extraText(r, 8+8+8+8, p.c.AvgBidByteSize)
-	// Field by field: a whole-Event literal is built aside and copied.
+	// Slot by slot: an array literal is built aside on the stack, word by
+	// word, and then copied into e sixteen bytes at a time, and those wide
+	// reads of narrow writes just made stall the processor.
 	e.Kind = KindBid
-	e.num = [7]int64{numID: auction + p.c.FirstAuctionID, numDateTime: ts, numA: bidder + p.c.FirstPersonID, numB: price}
-	e.str = [6]string{strA: name, strB: url, strExtra: extra}
+	e.num[numID] = auction + p.c.FirstAuctionID
+	e.num[numDateTime] = ts
+	e.num[numA] = bidder + p.c.FirstPersonID
+	e.num[numB] = price
+	e.num[numExpires], e.num[numSeller], e.num[numCategory] = 0, 0, 0
+	e.str[strA] = name
+	e.str[strB] = url
+	e.str[strCard], e.str[strCity], e.str[strState] = "", "", ""
+	e.str[strExtra] = extra
 }

@@ -67,7 +67,7 @@ func BidEvent(b Bid) Event {
 
 // Person returns the event's Person, or the zero Person if it carries
 // another kind.
-func (e Event) Person() Person {
+func (e *Event) Person() Person {
 	if e.Kind != KindPerson {
 		return Person{}
 	}
@@ -79,7 +79,7 @@ func (e Event) Person() Person {
 
 // Auction returns the event's Auction, or the zero Auction if it carries
 // another kind.
-func (e Event) Auction() Auction {
+func (e *Event) Auction() Auction {
 	if e.Kind != KindAuction {
 		return Auction{}
 	}
@@ -91,7 +91,7 @@ func (e Event) Auction() Auction {
 }
 
 // Bid returns the event's Bid, or the zero Bid if it carries another kind.
-func (e Event) Bid() Bid {
+func (e *Event) Bid() Bid {
 	if e.Kind != KindBid {
 		return Bid{}
 	}
@@ -101,18 +101,32 @@ func (e Event) Bid() Bid {
 	}
 }
 
+// BidNumbers returns the numbers of the event's Bid: what e.Bid() holds in
+// Auction, Bidder, Price and DateTime, all 0 if e carries another kind. It
+// is for the hot paths of the queries: the results stay in registers, where
+// a Bid (seven fields) is built on the stack and copied.
+func (e *Event) BidNumbers() (auction, bidder, price, dateTime int64) {
+	if e.Kind != KindBid {
+		return 0, 0, 0, 0
+	}
+	return e.num[numID], e.num[numA], e.num[numB], e.num[numDateTime]
+}
+
+// Extra returns the Extra field of the entity the event carries.
+func (e *Event) Extra() string { return e.str[strExtra] }
+
 // IsPerson reports whether the event carries a Person.
-func (e Event) IsPerson() bool { return e.Kind == KindPerson }
+func (e *Event) IsPerson() bool { return e.Kind == KindPerson }
 
 // IsAuction reports whether the event carries an Auction.
-func (e Event) IsAuction() bool { return e.Kind == KindAuction }
+func (e *Event) IsAuction() bool { return e.Kind == KindAuction }
 
 // IsBid reports whether the event carries a Bid.
-func (e Event) IsBid() bool { return e.Kind == KindBid }
+func (e *Event) IsBid() bool { return e.Kind == KindBid }
 
 // Timestamp returns the event time (ms since the Unix epoch) of the entity
 // the event carries.
-func (e Event) Timestamp() int64 { return e.num[numDateTime] }
+func (e *Event) Timestamp() int64 { return e.num[numDateTime] }
 
 // EventAt returns the event at position n of the stream c describes. It is a
 // pure function of c and n: any subset of positions, asked for in any order,

@@ -312,7 +312,7 @@ func TestHotItems(t *testing.T) {
 }
 
 func TestEventTimestampAndKind(t *testing.T) {
-	if (Event{}).Timestamp() != 0 {
+	if new(Event).Timestamp() != 0 {
 		t.Fatal("zero Event has a timestamp")
 	}
 	for k, s := range map[EventKind]string{KindPerson: "person", KindAuction: "auction", KindBid: "bid", 9: "unknown"} {

@@ -66,7 +66,7 @@ func ProduceToKafka(env *weir.Env, cfg benchnexmark.Config, rate float64, broker
 // bounded (up to the offsets that are the latest when the job starts),
 // with per-partition watermarks of cfg's out-of-orderness bound.
 func KafkaSource(env *weir.Env, cfg benchnexmark.Config, brokers []string, topic string) (weir.DataStream[benchnexmark.Event], error) {
-	w := weir.BoundedOutOfOrderness(queries.OutOfOrderness(cfg), benchnexmark.Event.Timestamp)
+	w := weir.BoundedOutOfOrderness(queries.OutOfOrderness(cfg), queries.EventTime)
 	s, err := kafka.Source(env, kafka.SourceOptions[benchnexmark.Event]{
 		Name: "nexmark-from-kafka", Brokers: brokers, Topics: []string{topic}, Bounded: true,
 		RequestTimeout: kafkaTimeout, Deserializer: decodeEvent, Watermarks: &w,

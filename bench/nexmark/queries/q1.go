@@ -14,8 +14,9 @@ func Q1(env *weir.Env, cfg nexmark.Config) weir.DataStream[reference.Q1Row] {
 // Q1Of is Q1 over a given event stream.
 func Q1Of(events weir.DataStream[nexmark.Event]) weir.DataStream[reference.Q1Row] {
 	return weir.FlatMap(events, func(e nexmark.Event, out weir.Collector[reference.Q1Row]) error {
-		if b := e.Bid(); e.IsBid() {
-			out.Collect(reference.Q1Row{Auction: b.Auction, Bidder: b.Bidder, Price: reference.DollarsToEuros(b.Price), DateTime: b.DateTime})
+		if e.IsBid() {
+			auction, bidder, price, dateTime := e.BidNumbers() // in registers, not a Bid on the stack
+			out.Collect(reference.Q1Row{Auction: auction, Bidder: bidder, Price: reference.DollarsToEuros(price), DateTime: dateTime})
 		}
 		return nil
 	}).Name("q1")
@@ -30,8 +31,8 @@ func Q2(env *weir.Env, cfg nexmark.Config) weir.DataStream[reference.Q2Row] {
 // Q2Of is Q2 over a given event stream.
 func Q2Of(events weir.DataStream[nexmark.Event]) weir.DataStream[reference.Q2Row] {
 	return weir.FlatMap(events, func(e nexmark.Event, out weir.Collector[reference.Q2Row]) error {
-		if b := e.Bid(); e.IsBid() && b.Auction%reference.Q2Modulus == 0 {
-			out.Collect(reference.Q2Row{Auction: b.Auction, Price: b.Price})
+		if auction, _, price, _ := e.BidNumbers(); e.IsBid() && auction%reference.Q2Modulus == 0 {
+			out.Collect(reference.Q2Row{Auction: auction, Price: price})
 		}
 		return nil
 	}).Name("q2")

@@ -23,6 +23,10 @@ func OutOfOrderness(cfg nexmark.Config) time.Duration {
 	return time.Duration(ms) * time.Millisecond
 }
 
+// EventTime returns e's event time (Event.Timestamp), for watermark
+// strategies.
+func EventTime(e nexmark.Event) int64 { return e.Timestamp() }
+
 // SourceOptions tune Source.
 type SourceOptions struct {
 	// Rate, when positive, limits the emission to that many events per
@@ -61,7 +65,7 @@ func Source(env *weir.Env, cfg nexmark.Config, opts SourceOptions) weir.DataStre
 			return s.Next / s.Step, max(s.End-first+s.Step-1, 0) / s.Step
 		},
 	})
-	w := weir.BoundedOutOfOrderness(OutOfOrderness(cfg), nexmark.Event.Timestamp)
+	w := weir.BoundedOutOfOrderness(OutOfOrderness(cfg), EventTime)
 	w.PerElement = opts.PerElementWatermarks
 	return weir.AssignTimestampsAndWatermarks(events, w)
 }

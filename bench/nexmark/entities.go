@@ -43,6 +43,10 @@ func (p *plan) auction(e *Event, s slot, ts int64, r *rng) {
 	}
 }
 
+// bidSize is what a bid's fields count towards its size: the reference
+// counts only its four numbers.
+const bidSize = 8 + 8 + 8 + 8
+
 // bid is the hot path: 46 events in 50. It takes five steps of the random
 // stream, whatever it draws: each step serves two draws of 32 bits (see
 // rng.split and lemire32), and the random auction and bidder are drawn
@@ -71,8 +75,7 @@ func (p *plan) bid(e *Event, s slot, ts int64, r *rng) {
 	}
 	name, url := p.channels.get(ch)
 
-	// The reference counts only the four numbers towards a bid's size.
-	extra := p.extraText(r, 8+8+8+8, p.c.AvgBidByteSize)
+	extra := p.bidExtraText(r)
 	// Slot by slot: an array literal is built aside on the stack, word by
 	// word, and then copied into e sixteen bytes at a time, and those wide
 	// reads of narrow writes just made stall the processor.

@@ -15,6 +15,9 @@ type plan struct {
 	// auctionAhead is how many event numbers it takes for InFlightAuctions
 	// more auctions to be created (see auctionLength).
 	auctionAhead int64
+	// bidExtraLo and bidExtraSpan are the range of a bid's Extra length,
+	// [lo, lo+span), as extraSize works it out from AvgBidByteSize.
+	bidExtraLo, bidExtraSpan int64
 
 	channels *channels
 	extra    string
@@ -26,12 +29,15 @@ type plan struct {
 // newPlan returns c's plan, building the shared text on first use.
 func (c Config) newPlan() plan {
 	y := c.cycles()
+	bidExtraLo, bidExtraSpan := extraRange(bidSize, c.AvgBidByteSize)
 	return plan{
 		c:            c,
 		cycles:       y,
 		seed:         mix64(c.Seed + golden),
 		delayUs:      c.interEventDelayUs(),
 		auctionAhead: int64(c.InFlightAuctions) * y.length / y.auctions,
+		bidExtraLo:   bidExtraLo,
+		bidExtraSpan: bidExtraSpan,
 		channels:     channelTable(),
 		extra:        extraPool(),
 		words:        wordPool(),

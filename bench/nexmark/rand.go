@@ -71,8 +71,10 @@ func (r *rng) price() int64 {
 	// The top priceBits bits of u pick the table entry; the next 53-priceBits
 	// make the fraction f in [0, 1) of the entry's step.
 	k := x >> (64 - priceBits)
-	f := float64(int64(x<<priceBits>>11)) * (1.0 / (1 << 53))
-	t := f * priceStep // in [0, 6 ln 10 / 2^priceBits), below 0.0135
+	// t = f * priceStep in [0, 6 ln 10 / 2^priceBits), below 0.0135, for
+	// f = i/2^53: one product, i * (priceStep/2^53), since scaling by a
+	// power of two is exact, so the result has the same bits as f*priceStep.
+	t := float64(int64(x<<priceBits>>11)) * (priceStep / (1 << 53))
 	// e^t by its Taylor series to t^5 (the first term left out, t^6/720, is
 	// below 1e-14), grouped as Estrin's scheme so that the terms are
 	// computed side by side rather than in one chain.

@@ -130,12 +130,18 @@ func appendWord(b []byte, r *rng, maxLength int64, sep byte) []byte {
 // the 32 random bits it draws with. This is the reference's nextExtra (whose
 // range is far below 2^32; see lemire32).
 func extraSize(x uint32, currentSize, avgSize int) int {
+	lo, span := extraRange(currentSize, avgSize)
+	return int(lo + lemire32(x, span))
+}
+
+// extraRange returns the range [lo, lo+span) that extraSize draws from.
+func extraRange(currentSize, avgSize int) (lo, span int64) {
 	if currentSize > avgSize {
-		return 0
+		return 0, 0
 	}
 	d := avgSize - currentSize
 	delta := (d + 2) / 5 // round(d*0.2) for d >= 0
-	return d - delta + int(lemire32(x, int64(2*delta)))
+	return int64(d - delta), int64(2 * delta)
 }
 
 // extraPoolSize caps an Extra field's length (only an average size near
@@ -164,6 +170,15 @@ func (p *plan) extraText(r *rng, currentSize, avgSize int) string {
 	n := min(extraSize(size, currentSize, avgSize), extraPoolSize)
 	o := lemire32(off, extraPoolSize)
 	return p.extra[o : o+int64(n)]
+}
+
+// bidExtraText is extraText for a bid (the hot path), whose Extra length
+// range the plan works out once: the same draws, without a division.
+func (p *plan) bidExtraText(r *rng) string {
+	size, off := r.split()
+	n := min(p.bidExtraLo+lemire32(size, p.bidExtraSpan), extraPoolSize)
+	o := lemire32(off, extraPoolSize)
+	return p.extra[o : o+n]
 }
 
 // Pre-generated text that events slice instead of building strings: the

@@ -7,12 +7,15 @@
 // deployment, as a benchmark of the engine against a hand-written loop, or
 // as a piece of a larger program (Counts).
 //
-// The counts are final in streaming mode too, not rolling updates: a keyed
-// process function counts each word in keyed ValueState and registers an
-// event-time timer at the end of time (math.MaxInt64) on the word's first
-// occurrence. A bounded source ends with the maximum watermark, which fires
-// the timer once every occurrence has been counted, and the timer emits the
-// count. An unbounded input never emits.
+// The counts are final in streaming mode too, not rolling updates: each
+// subtask reading the input counts its words locally and, at each
+// watermark, sends one partial count per distinct word across the keyBy
+// (see Counts); a keyed process function adds a word's partial counts in
+// keyed ValueState and registers an event-time timer at the end of time
+// (math.MaxInt64) on the word's first partial count. A bounded source ends
+// with the maximum watermark, which flushes the last partial counts and then
+// fires the timer, and the timer emits the count. An unbounded input never
+// emits.
 package wordcount
 
 import (
@@ -105,26 +108,83 @@ func writeCounts(env *weir.Env, counts weir.DataStream[WordCount], output string
 
 // Counts splits lines into words and returns the final count of every
 // word, emitted when the input ends.
+//
+// It counts in two phases, as Flink's local-global aggregation does: each
+// subtask of the stage chained to the input splits its lines and counts
+// the words in a local map (localCount), and sends one partial count per
+// distinct word to the word's keyed subtask when a watermark passes (the
+// end of a bounded input is the final one), instead of every word. The
+// keyed count adds the partial counts up.
 func Counts(lines weir.DataStream[string]) weir.DataStream[WordCount] {
-	words := weir.FlatMap(lines, tokenize).Name("tokenize")
-	byWord := weir.KeyBy(words, func(w string) string { return w })
-	return weir.Process(byWord, weir.KeyedProcessFunction[string, string, WordCount](&finalCount{})).
+	partial := weir.ProcessStream(lines, weir.ProcessFunction[string, WordCount](&localCount{})).
+		Name("local count").UID("wordcount-local-count")
+	byWord := weir.KeyBy(partial, func(wc WordCount) string { return wc.Word })
+	return weir.Process(byWord, weir.KeyedProcessFunction[string, WordCount, WordCount](&finalCount{})).
 		Name("count").UID("wordcount-count")
 }
 
-// tokenize emits the words of a line.
-func tokenize(line string, out weir.Collector[string]) error {
+// localCount splits lines into words and counts them in its subtask's map
+// until a watermark (or the end of the input) flushes the partial counts
+// downstream. The counts not flushed yet are operator state: a checkpoint
+// stores them (SnapshotState) and a restore reads them back, so that every
+// word is counted exactly once whether its partial count was sent before
+// the checkpoint's barrier or is restored after it. The engine copies the
+// function per subtask, so each subtask has its own map.
+type localCount struct {
+	counts  map[string]int64
+	pending weir.ListState[WordCount]
+}
+
+// InitializeState registers the list state of the counts not flushed at a
+// checkpoint and reads back those restored to this subtask (on a rescale,
+// any subtask may take any word's partial count: the keyBy follows).
+func (c *localCount) InitializeState(ctx *weir.StateInitializationContext) (err error) {
+	c.counts = make(map[string]int64)
+	if c.pending, err = weir.GetOperatorListState[WordCount](ctx, "pending-counts"); err != nil {
+		return err
+	}
+	for _, wc := range c.pending.Get() {
+		c.counts[wc.Word] += wc.Count
+	}
+	return nil
+}
+
+// SnapshotState stores the counts not flushed yet.
+func (c *localCount) SnapshotState(weir.StateSnapshotContext) error {
+	pending := make([]WordCount, 0, len(c.counts))
+	for w, n := range c.counts {
+		pending = append(pending, WordCount{Word: w, Count: n})
+	}
+	c.pending.Update(pending)
+	return nil
+}
+
+// ProcessElement counts the words of one line.
+func (c *localCount) ProcessElement(_ *weir.ProcessContext[WordCount], line string) error {
 	for i := 0; ; {
 		w, next, ok := NextWord(line, i)
 		if !ok {
 			return nil
 		}
-		out.Collect(w)
+		c.counts[w]++
 		i = next
 	}
 }
 
-// finalCount counts each word in keyed state and emits the count when the
+// OnWatermark emits the partial counts ahead of the watermark and starts
+// a new map.
+func (c *localCount) OnWatermark(ctx *weir.ProcessContext[WordCount], _ int64) error {
+	if len(c.counts) == 0 {
+		return nil
+	}
+	for w, n := range c.counts {
+		ctx.Collect(WordCount{Word: w, Count: n})
+	}
+	c.counts = make(map[string]int64)
+	return nil
+}
+
+// finalCount adds up each word's partial counts in keyed state and emits the count when the
 // event-time timer at the end of time fires. Each subtask works on its own
 // copy (the engine copies a pointer-to-struct function per subtask), so
 // the state handle set in Open is the subtask's.
@@ -138,13 +198,13 @@ func (f *finalCount) Open(rc *weir.KeyedRuntimeContext[string]) (err error) {
 	return err
 }
 
-// ProcessElement counts one occurrence of the current word.
-func (f *finalCount) ProcessElement(ctx *weir.KeyedContext[string, WordCount], _ string) error {
+// ProcessElement adds a partial count of the current word.
+func (f *finalCount) ProcessElement(ctx *weir.KeyedContext[string, WordCount], wc WordCount) error {
 	n, ok := f.count.Value()
 	if !ok {
 		ctx.TimerService().RegisterEventTimeTimer(math.MaxInt64)
 	}
-	f.count.Update(n + 1)
+	f.count.Update(n + wc.Count)
 	return nil
 }
 

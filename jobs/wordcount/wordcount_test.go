@@ -3,6 +3,8 @@ package wordcount
 import (
 	"bytes"
 	"context"
+	"errors"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -129,4 +131,78 @@ func firstDiff(got, want []string) string {
 		}
 	}
 	return "one output is a prefix of the other"
+}
+
+// failOnce fails the job once, at line failAt of the first attempt of its
+// first subtask; it slows the lines down so that checkpoints complete
+// while the local counts hold words not sent yet.
+type failOnce struct {
+	failAt, seen int
+	attempt      int
+	subtask      int
+}
+
+func (f *failOnce) Open(rc *weir.RuntimeContext) error {
+	f.attempt, f.subtask = rc.Attempt, rc.SubtaskIndex
+	return nil
+}
+
+func (f *failOnce) Map(line string) (string, error) {
+	f.seen++
+	if f.attempt == 0 && f.subtask == 0 && f.seen == f.failAt {
+		return "", errors.New("injected failure")
+	}
+	time.Sleep(50 * time.Microsecond)
+	return line, nil
+}
+
+// TestCountsExactlyOnceAcrossFailure fails the job after checkpoints were
+// taken while the local counts held partial counts not sent across the
+// keyBy (no watermark flushes them before the end of the input): the
+// restored job must count every word exactly once, whatever the
+// parallelism.
+func TestCountsExactlyOnceAcrossFailure(t *testing.T) {
+	b, err := os.ReadFile(sample)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	for range 20 {
+		lines = append(lines, strings.Split(strings.TrimRight(string(b), "\n"), "\n")...)
+	}
+	want := map[string]int64{}
+	for _, l := range lines {
+		for _, w := range AppendWords(nil, l) {
+			want[w]++
+		}
+	}
+	for _, p := range []int{1, 3} {
+		t.Run(strconv.Itoa(p), func(t *testing.T) {
+			env := weir.NewEnv(weir.WithParallelism(p),
+				weir.WithCheckpointing(weir.CheckpointConfig{Interval: 10 * time.Millisecond}),
+				weir.WithRestartStrategy(weir.FixedDelayRestart(1, time.Millisecond)))
+			slow := weir.MapWith(weir.FromSlice(env, lines), weir.MapFunction[string, string](&failOnce{failAt: len(lines) / p * 3 / 4}))
+			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+			defer cancel()
+			counts, err := weir.Collect(ctx, Counts(slow))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := map[string]int64{}
+			for _, wc := range counts {
+				if _, dup := got[wc.Word]; dup {
+					t.Errorf("word %q counted twice", wc.Word)
+				}
+				got[wc.Word] = wc.Count
+			}
+			if !maps.Equal(got, want) {
+				for w, n := range want {
+					if got[w] != n {
+						t.Errorf("count(%q) = %d, want %d", w, got[w], n)
+					}
+				}
+				t.Fatalf("%d words counted, want %d", len(got), len(want))
+			}
+		})
+	}
 }

@@ -88,3 +88,33 @@ func BenchmarkRegisterAndFire(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkWindowTimers is the shape of keyed windows: every key holds a
+// timer at the end of its window, and a watermark fires a window's timers
+// and registers each key's next one; few timestamps, many keys. One op is
+// one timer fired and one registered.
+func BenchmarkWindowTimers(b *testing.B) {
+	type window struct{ Start, End int64 }
+	for _, keys := range []int{1 << 10, 1 << 15} {
+		b.Run(fmt.Sprintf("keys=%d", keys), func(b *testing.B) {
+			s := NewService[int64, window]()
+			for k := range int64(keys) {
+				s.RegisterEventTimeTimer(k, window{0, 10}, 9)
+			}
+			fire := func(t Timer[int64, window]) error {
+				next := window{t.Namespace.Start + 2, t.Namespace.End + 2}
+				s.RegisterEventTimeTimer(t.Key, next, next.End-1)
+				return nil
+			}
+			b.ReportAllocs()
+			wm, n := int64(9), 0
+			for b.Loop() {
+				if n++; n == keys {
+					s.AdvanceWatermark(wm, fire)
+					wm += 2
+					n = 0
+				}
+			}
+		})
+	}
+}

@@ -7,10 +7,13 @@
 // (timestamp, key, namespace) triple; the namespace is whatever the operator
 // scopes state by, a window for example. There are two independent queues:
 // event-time timers fire when the watermark passes them, processing-time
-// timers when the caller's clock does. Each queue is a binary min-heap ordered
-// by timestamp and, for equal timestamps, by registration order, with an index
-// from timer to heap slot: registering, deleting and firing are O(log n), and
-// registering a timer that is already pending does nothing.
+// timers when the caller's clock does. Each queue fires by timestamp and, for
+// equal timestamps, in registration order. It groups the timers by timestamp
+// (a bucket per timestamp, in registration order, and a binary min-heap of
+// the buckets) and indexes them by timer: registering, deleting and firing
+// are O(1) plus O(log b) when a timestamp's bucket is added or dropped, b
+// the pending timestamps, and registering a timer that is already pending
+// does nothing.
 //
 // The service never reads a clock and starts no goroutines: time is an input.
 // The watermark arrives through [Service.AdvanceWatermark]; the current

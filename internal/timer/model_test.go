@@ -240,9 +240,10 @@ func TestServiceMatchesReference(t *testing.T) {
 	})
 }
 
-// TestQueueHeapInvariant checks the heap property and the index after random
-// pushes and removals of pending timers, the things the behaviour test sees
-// only indirectly.
+// TestQueueHeapInvariant checks the buckets' heap property, their pending
+// counts and the index after random pushes and removals of pending timers,
+// the things the behaviour test sees only indirectly. Timestamps come from
+// a small range, so buckets hold many timers and get compacted.
 func TestQueueHeapInvariant(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		var q queue[int, int]
@@ -256,23 +257,37 @@ func TestQueueHeapInvariant(t *testing.T) {
 				}
 				pending = slices.Delete(pending, j, j+1)
 			} else {
-				x := Timer[int, int]{Timestamp: rapid.Int64Range(0, 1000).Draw(t, "ts"), Key: i}
+				x := Timer[int, int]{Timestamp: rapid.Int64Range(0, 8).Draw(t, "ts"), Key: i}
 				if !q.push(x) {
 					t.Fatalf("push(%v) of a new timer = false", x)
 				}
 				pending = append(pending, x)
 			}
-			for i := range q.heap {
-				if i > 0 && q.heap[i].less(q.heap[(i-1)/2]) {
+			live := 0
+			for i, b := range q.times {
+				if i > 0 && b.ts < q.times[(i-1)/2].ts {
 					t.Fatalf("heap property broken at %d", i)
 				}
-				if q.slots[q.heap[i].slot].pos != i {
-					t.Fatalf("slot of heap item %d points to %d", i, q.slots[q.heap[i].slot].pos)
+				if b.pos != i || q.buckets[b.ts] != b {
+					t.Fatalf("bucket %d (ts %d) at pos %d, indexed %p", i, b.ts, b.pos, q.buckets[b.ts])
 				}
+				n := 0
+				for _, e := range b.entries[b.head:] {
+					if sl := q.slots[e.slot]; sl.gen == e.gen && sl.b == b {
+						if sl.timer.Timestamp != b.ts {
+							t.Fatalf("timer %v in the bucket of %d", sl.timer, b.ts)
+						}
+						n++
+					}
+				}
+				if n != b.live || n == 0 {
+					t.Fatalf("bucket of %d: %d pending, live %d", b.ts, n, b.live)
+				}
+				live += n
 			}
-			if len(q.index) != len(pending) || len(q.heap) != len(pending) || len(q.slots) != len(q.heap)+len(q.free) {
-				t.Fatalf("index %d, heap %d, pending %d, slots %d, free %d",
-					len(q.index), len(q.heap), len(pending), len(q.slots), len(q.free))
+			if len(q.index) != len(pending) || live != len(pending) || len(q.buckets) != len(q.times) || len(q.slots) != live+len(q.free) {
+				t.Fatalf("index %d, bucketed %d, pending %d, buckets %d/%d, slots %d, free %d",
+					len(q.index), live, len(pending), len(q.buckets), len(q.times), len(q.slots), len(q.free))
 			}
 		}
 	})

@@ -5,46 +5,68 @@ import (
 	"slices"
 )
 
-// queue is a deduplicating min-heap of timers with O(log n) delete.
+// queue is a deduplicating queue of timers ordered by timestamp and, for
+// equal timestamps, by registration order, with O(1) delete.
 //
-// Timers live in a slab (slots) and never move while pending; the heap holds
-// small items that carry the ordering fields, so sifting compares and swaps
-// within one array and touches a slot only to record its new heap position.
-// index maps a timer to its slot, for deduplication and delete; it is the
-// only place a timer's key and namespace are hashed.
+// Timers come in bursts at few timestamps (every key's timer at a window's
+// end), so the queue groups them by timestamp: a bucket per pending
+// timestamp holds its timers' slots in registration order, and a binary
+// min-heap orders the buckets. Registering at a timestamp that has a bucket
+// appends to it, and firing takes the front of the earliest bucket: no
+// sifting per timer, only per timestamp.
+//
+// Timers live in a slab (slots) and never move while pending. index maps a
+// timer to its slot, for deduplication and delete; it is the only place a
+// timer's key and namespace are hashed. Deleting a timer frees its slot and
+// leaves a stale entry in its bucket (recognised by the slot's generation),
+// which firing skips; a bucket is compacted when most of it is stale, and
+// dropped as soon as it holds no pending timer.
 type queue[K comparable, N comparable] struct {
-	heap  []item
-	slots []slot[K, N]
-	free  []int32 // slots not in use
-	index map[Timer[K, N]]int32
-	seq   uint64 // registration counter, breaks timestamp ties
+	times   []*bucket         // min-heap of the buckets by timestamp
+	buckets map[int64]*bucket // timestamp -> its bucket
+	last    *bucket           // the bucket of the latest push, if still in use
+	spare   []*bucket         // dropped buckets, for reuse
+	slots   []slot[K, N]
+	free    []int32 // slots not in use
+	index   map[Timer[K, N]]int32
 }
 
-// item is a heap element: the ordering key of a timer and its slot.
-type item struct {
-	ts   int64
-	seq  uint64
+// bucket holds the timers pending at one timestamp, in registration order,
+// from head on; entries before head have fired.
+type bucket struct {
+	ts      int64
+	entries []entry
+	head    int
+	live    int // pending timers among entries[head:]
+	pos     int // index in the heap
+}
+
+// entry is a timer's place in its bucket: the slot, and the slot's
+// generation when the timer was registered (a later generation means the
+// timer was deleted).
+type entry struct {
 	slot int32
+	gen  uint32
 }
 
-// slot holds one pending timer and where its item is in the heap.
+// slot holds one pending timer, its bucket, and a generation counted up
+// each time the slot is freed.
 type slot[K comparable, N comparable] struct {
 	timer Timer[K, N]
-	pos   int
+	b     *bucket
+	gen   uint32
 }
 
-func (a item) less(b item) bool {
-	return a.ts < b.ts || (a.ts == b.ts && a.seq < b.seq)
-}
+func (q *queue[K, N]) len() int { return len(q.index) }
 
-func (q *queue[K, N]) len() int { return len(q.heap) }
-
-// peek returns the earliest timestamp, if any timer is pending.
+// peek returns the earliest timestamp, if any timer is pending. Buckets
+// never stay in the heap without a pending timer, so it is the earliest
+// bucket's.
 func (q *queue[K, N]) peek() (int64, bool) {
-	if len(q.heap) == 0 {
+	if len(q.times) == 0 {
 		return 0, false
 	}
-	return q.heap[0].ts, true
+	return q.times[0].ts, true
 }
 
 // push adds t unless it is already pending and reports whether it did.
@@ -54,6 +76,7 @@ func (q *queue[K, N]) push(t Timer[K, N]) bool {
 	}
 	if q.index == nil {
 		q.index = make(map[Timer[K, N]]int32)
+		q.buckets = make(map[int64]*bucket)
 	}
 	var s int32
 	if n := len(q.free); n > 0 {
@@ -63,12 +86,36 @@ func (q *queue[K, N]) push(t Timer[K, N]) bool {
 		s = int32(len(q.slots))
 		q.slots = append(q.slots, slot[K, N]{})
 	}
-	q.slots[s] = slot[K, N]{timer: t, pos: len(q.heap)}
+	b := q.bucketAt(t.Timestamp)
+	sl := &q.slots[s]
+	sl.timer, sl.b = t, b
+	b.entries = append(b.entries, entry{slot: s, gen: sl.gen})
+	b.live++
 	q.index[t] = s
-	q.heap = append(q.heap, item{ts: t.Timestamp, seq: q.seq, slot: s})
-	q.seq++
-	q.up(len(q.heap) - 1)
 	return true
+}
+
+// bucketAt returns the bucket of ts, adding one if there is none.
+func (q *queue[K, N]) bucketAt(ts int64) *bucket {
+	if b := q.last; b != nil && b.ts == ts {
+		return b
+	}
+	b := q.buckets[ts]
+	if b == nil {
+		if n := len(q.spare); n > 0 {
+			b = q.spare[n-1]
+			q.spare = q.spare[:n-1]
+		} else {
+			b = &bucket{}
+		}
+		b.ts = ts
+		q.buckets[ts] = b
+		b.pos = len(q.times)
+		q.times = append(q.times, b)
+		q.up(b.pos)
+	}
+	q.last = b
+	return b
 }
 
 // remove deletes t if it is pending and reports whether it was.
@@ -77,43 +124,85 @@ func (q *queue[K, N]) remove(t Timer[K, N]) bool {
 	if !ok {
 		return false
 	}
-	q.removeAt(q.slots[s].pos)
+	b := q.slots[s].b
+	q.freeSlot(s)
+	b.live--
+	switch {
+	case b.live == 0:
+		q.drop(b)
+	case len(b.entries)-b.head > 2*b.live+16:
+		q.compact(b)
+	}
 	return true
 }
 
 // pop removes and returns the earliest timer. The queue must not be empty.
 func (q *queue[K, N]) pop() Timer[K, N] {
-	t := q.slots[q.heap[0].slot].timer
-	q.removeAt(0)
-	return t
+	b := q.times[0]
+	for {
+		e := b.entries[b.head]
+		b.head++
+		if sl := &q.slots[e.slot]; sl.gen == e.gen && sl.b == b {
+			t := sl.timer
+			q.freeSlot(e.slot)
+			if b.live--; b.live == 0 {
+				q.drop(b)
+			}
+			return t
+		}
+	}
 }
 
-// removeAt removes the heap item at i and frees its slot.
-func (q *queue[K, N]) removeAt(i int) {
-	s := q.heap[i].slot
-	last := len(q.heap) - 1
-	if i != last {
-		q.swap(i, last)
-	}
-	q.heap = q.heap[:last]
-	if i != last && !q.down(i) {
-		q.up(i)
-	}
-	delete(q.index, q.slots[s].timer)
-	q.slots[s] = slot[K, N]{} // drop references held by the key and namespace
+// freeSlot forgets the timer in slot s.
+func (q *queue[K, N]) freeSlot(s int32) {
+	sl := &q.slots[s]
+	delete(q.index, sl.timer)
+	*sl = slot[K, N]{gen: sl.gen + 1} // drop references held by the key and namespace
 	q.free = append(q.free, s)
 }
 
+// compact drops the stale and fired entries of b.
+func (q *queue[K, N]) compact(b *bucket) {
+	kept := b.entries[:0]
+	for _, e := range b.entries[b.head:] {
+		if sl := &q.slots[e.slot]; sl.gen == e.gen && sl.b == b {
+			kept = append(kept, e)
+		}
+	}
+	clear(b.entries[len(kept):])
+	b.entries, b.head = kept, 0
+}
+
+// drop removes b, which holds no pending timer, from the heap and keeps it
+// for reuse.
+func (q *queue[K, N]) drop(b *bucket) {
+	i, last := b.pos, len(q.times)-1
+	if i != last {
+		q.swap(i, last)
+	}
+	q.times[last] = nil
+	q.times = q.times[:last]
+	if i != last && !q.down(i) {
+		q.up(i)
+	}
+	delete(q.buckets, b.ts)
+	if q.last == b {
+		q.last = nil
+	}
+	b.entries, b.head, b.live = b.entries[:0], 0, 0
+	q.spare = append(q.spare, b)
+}
+
 func (q *queue[K, N]) swap(i, j int) {
-	q.heap[i], q.heap[j] = q.heap[j], q.heap[i]
-	q.slots[q.heap[i].slot].pos = i
-	q.slots[q.heap[j].slot].pos = j
+	q.times[i], q.times[j] = q.times[j], q.times[i]
+	q.times[i].pos = i
+	q.times[j].pos = j
 }
 
 func (q *queue[K, N]) up(i int) {
 	for i > 0 {
 		p := (i - 1) / 2
-		if !q.heap[i].less(q.heap[p]) {
+		if q.times[i].ts >= q.times[p].ts {
 			return
 		}
 		q.swap(i, p)
@@ -121,18 +210,19 @@ func (q *queue[K, N]) up(i int) {
 	}
 }
 
-// down sifts the item at i towards the leaves and reports whether it moved.
+// down sifts the bucket at i towards the leaves and reports whether it
+// moved.
 func (q *queue[K, N]) down(i int) bool {
-	start, n := i, len(q.heap)
+	start, n := i, len(q.times)
 	for {
 		c := 2*i + 1
 		if c >= n {
 			break
 		}
-		if r := c + 1; r < n && q.heap[r].less(q.heap[c]) {
+		if r := c + 1; r < n && q.times[r].ts < q.times[c].ts {
 			c = r
 		}
-		if !q.heap[c].less(q.heap[i]) {
+		if q.times[c].ts >= q.times[i].ts {
 			break
 		}
 		q.swap(i, c)
@@ -141,21 +231,25 @@ func (q *queue[K, N]) down(i int) bool {
 	return i > start
 }
 
-// all yields the pending timers in firing order. It sorts a copy when the
+// all yields the pending timers in firing order. It copies them when the
 // sequence is ranged over, so the queue may change during the iteration
 // (the iteration does not see the change).
 func (q *queue[K, N]) all() iter.Seq[Timer[K, N]] {
 	return func(yield func(Timer[K, N]) bool) {
-		items := slices.Clone(q.heap)
-		slices.SortFunc(items, func(a, b item) int {
-			if a.less(b) {
+		bs := slices.Clone(q.times)
+		slices.SortFunc(bs, func(a, b *bucket) int {
+			if a.ts < b.ts {
 				return -1
 			}
-			return 1 // no two items are equal: seq is unique
+			return 1 // no two buckets have the same timestamp
 		})
-		timers := make([]Timer[K, N], len(items))
-		for i, it := range items {
-			timers[i] = q.slots[it.slot].timer
+		timers := make([]Timer[K, N], 0, len(q.index))
+		for _, b := range bs {
+			for _, e := range b.entries[b.head:] {
+				if sl := &q.slots[e.slot]; sl.gen == e.gen && sl.b == b {
+					timers = append(timers, sl.timer)
+				}
+			}
 		}
 		for _, t := range timers {
 			if !yield(t) {

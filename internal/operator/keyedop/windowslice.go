@@ -163,7 +163,7 @@ func (w *slicedWindowOp[K, T, A, O, W]) ProcessElement(ts int64, v T) error {
 		for j := w.n - 1; j >= 0; j-- {
 			win := w.windowEnding(s + j*w.slide)
 			if MaxTimestamp(win) <= wm && w.cleanupTime(win) > wm {
-				if _, err := w.fire(k, win); err != nil {
+				if _, _, err := w.fire(k, win); err != nil {
 					return err
 				}
 			}
@@ -195,18 +195,20 @@ func (w *slicedWindowOp[K, T, A, O, W]) onTimer(t timer.Timer[K, W], domain keye
 	win := t.Namespace
 	start := Window(win).Start
 	oldest := W(Window{Start: start, End: start + w.slide})
+	hasOldest := true // unknown: the state may hold it
 	if t.Timestamp == MaxTimestamp(win) {
-		later, err := w.fire(t.Key, win)
+		later, has, err := w.fire(t.Key, win)
 		if err != nil {
 			return err
 		}
+		hasOldest = has
 		if later {
 			// Some slice of win but the oldest is in the next window.
 			next := W(Window{Start: start + w.slide, End: Window(win).End + w.slide})
 			w.Timers().RegisterEventTimeTimer(t.Key, next, MaxTimestamp(next))
 		}
 	}
-	if t.Timestamp == w.cleanupTime(win) {
+	if t.Timestamp == w.cleanupTime(win) && hasOldest {
 		// win is the oldest slice's last window.
 		w.slices.Remove(oldest)
 	}
@@ -215,15 +217,17 @@ func (w *slicedWindowOp[K, T, A, O, W]) onTimer(t timer.Timer[K, W], domain keye
 
 // fire emits the result of win, the merge of its slices, oldest first,
 // if any holds an element. It reports whether a slice of win other than
-// the oldest holds one (the next window then holds it too).
-func (w *slicedWindowOp[K, T, A, O, W]) fire(k K, win W) (later bool, err error) {
+// the oldest holds one (the next window then holds it too), and whether
+// the oldest does (without allowed lateness, onTimer removes it then, and
+// skips the lookup of a slice that is not there).
+func (w *slicedWindowOp[K, T, A, O, W]) fire(k K, win W) (later, oldest bool, err error) {
 	if w.n == 1 {
 		// Tumbling: the window is its one slice.
 		acc, ok := w.slices.Get(win)
 		if !ok {
-			return false, nil
+			return false, false, nil
 		}
-		return false, w.emit(k, win, acc)
+		return false, true, w.emit(k, win, acc)
 	}
 	// One pass over the key's slices (a handful: those of the windows
 	// not yet fired) instead of a lookup per slice of win.
@@ -236,10 +240,11 @@ func (w *slicedWindowOp[K, T, A, O, W]) fire(k K, win W) (later bool, err error)
 			w.accs[i], w.has[i] = a, true
 			found = true
 			later = later || i > 0
+			oldest = oldest || i == 0
 		}
 	}
 	if !found {
-		return false, nil
+		return false, false, nil
 	}
 	var acc A
 	first := true
@@ -255,9 +260,9 @@ func (w *slicedWindowOp[K, T, A, O, W]) fire(k K, win W) (later bool, err error)
 		w.accs[i], w.has[i] = zero, false
 	}
 	if err != nil {
-		return later, err
+		return later, oldest, err
 	}
-	return later, w.emit(k, win, acc)
+	return later, oldest, w.emit(k, win, acc)
 }
 
 // emit emits the result of win's accumulator.

@@ -49,9 +49,17 @@ type q5Partial struct {
 // millisecond as their time: every bid of a pane lies in the same windows,
 // and none of them was behind the previous watermark, so neither is the
 // partial count. A checkpoint stores the counts not yet emitted.
+//
+// The counts are a map per pane, keyed by auction alone (the map's fast
+// path for int64 keys), and the pane of the last bid is remembered: bids
+// come in time order but for the few out of order, so almost every bid
+// costs one lookup in the current pane's map.
 type q5LocalCount struct {
-	counts map[[2]int64]int64 // (auction, pane) -> bids
-	state  weir.ListState[q5Partial]
+	panes map[int64]map[int64]int64 // pane -> auction -> bids
+	pane  int64                     // the pane of cur
+	cur   map[int64]int64           // panes[pane], or nil
+	spare []map[int64]int64         // emptied maps of emitted panes
+	state weir.ListState[q5Partial]
 }
 
 // InitializeState restores the counts a checkpoint held.
@@ -59,38 +67,63 @@ func (f *q5LocalCount) InitializeState(ctx *weir.StateInitializationContext) (er
 	if f.state, err = weir.GetOperatorListState[q5Partial](ctx, "q5-partials"); err != nil {
 		return err
 	}
-	f.counts = map[[2]int64]int64{}
+	f.panes, f.cur = map[int64]map[int64]int64{}, nil
 	for _, p := range f.state.Get() {
-		f.counts[[2]int64{p.Auction, p.Pane}] += p.Count
+		f.counts(p.Pane)[p.Auction] += p.Count
 	}
 	return nil
 }
 
 // SnapshotState stores the counts not emitted yet.
 func (f *q5LocalCount) SnapshotState(weir.StateSnapshotContext) error {
-	held := make([]q5Partial, 0, len(f.counts))
-	for k, n := range f.counts {
-		held = append(held, q5Partial{Auction: k[0], Pane: k[1], Count: n})
+	held := []q5Partial{}
+	for pane, counts := range f.panes {
+		for auction, n := range counts {
+			held = append(held, q5Partial{Auction: auction, Pane: pane, Count: n})
+		}
 	}
 	f.state.Update(held)
 	return nil
+}
+
+// counts is the map of pane, which it adds if there is none.
+func (f *q5LocalCount) counts(pane int64) map[int64]int64 {
+	if f.cur != nil && f.pane == pane {
+		return f.cur
+	}
+	m := f.panes[pane]
+	if m == nil {
+		if n := len(f.spare); n > 0 {
+			m, f.spare = f.spare[n-1], f.spare[:n-1]
+		} else {
+			m = map[int64]int64{}
+		}
+		f.panes[pane] = m
+	}
+	f.pane, f.cur = pane, m
+	return m
 }
 
 // ProcessElement counts a bid.
 func (f *q5LocalCount) ProcessElement(_ *weir.ProcessContext[q5Partial], e nexmark.Event) error {
 	if e.IsBid() {
 		b := e.Bid()
-		f.counts[[2]int64{b.Auction, reference.WindowStart(b.DateTime, reference.Q5Slide)}]++
+		f.counts(reference.WindowStart(b.DateTime, reference.Q5Slide))[b.Auction]++
 	}
 	return nil
 }
 
 // OnWatermark emits the counts and forgets them.
 func (f *q5LocalCount) OnWatermark(ctx *weir.ProcessContext[q5Partial], _ int64) error {
-	for k, n := range f.counts {
-		ctx.CollectWithTimestamp(q5Partial{Auction: k[0], Pane: k[1], Count: n}, k[1]+reference.Q5Slide-1)
+	for pane, counts := range f.panes {
+		for auction, n := range counts {
+			ctx.CollectWithTimestamp(q5Partial{Auction: auction, Pane: pane, Count: n}, pane+reference.Q5Slide-1)
+		}
+		clear(counts)
+		f.spare = append(f.spare, counts)
 	}
-	clear(f.counts)
+	clear(f.panes)
+	f.cur = nil
 	return nil
 }
 
@@ -101,27 +134,47 @@ func (f *q5LocalCount) OnWatermark(ctx *weir.ProcessContext[q5Partial], _ int64)
 // is complete in one subtask, so the window's maximum and every auction
 // with it are among the subtasks' local maxima. Nothing is held between
 // two watermarks, so there is no state to checkpoint.
+//
+// The window stage emits one window's rows one after the other (all of
+// its keys' timers are at the window's end), so the rows of the window of
+// the last row are kept apart from the map, which a row of another window
+// only is looked up in.
 type q5LocalTop struct {
-	top map[int64][]reference.Q5Row // window start -> rows with its highest count
+	top     map[int64][]reference.Q5Row // window start -> rows with its highest count
+	start   int64                       // the window of rows, if has
+	rows    []reference.Q5Row
+	hasRows bool
 }
 
 // ProcessElement keeps r if its count is at least its window's best so far.
 func (f *q5LocalTop) ProcessElement(_ *weir.ProcessContext[reference.Q5Row], r reference.Q5Row) error {
-	if f.top == nil {
-		f.top = map[int64][]reference.Q5Row{}
+	if !f.hasRows || f.start != r.WindowStart {
+		f.park()
+		if f.top == nil {
+			f.top = map[int64][]reference.Q5Row{}
+		}
+		f.start, f.rows, f.hasRows = r.WindowStart, f.top[r.WindowStart], true
 	}
-	top := f.top[r.WindowStart]
-	switch {
+	switch top := f.rows; {
 	case len(top) == 0 || r.Count > top[0].Count:
-		f.top[r.WindowStart] = append(top[:0], r)
+		f.rows = append(top[:0], r)
 	case r.Count == top[0].Count:
-		f.top[r.WindowStart] = append(top, r)
+		f.rows = append(top, r)
 	}
 	return nil
 }
 
+// park puts the rows of the last row's window back in the map.
+func (f *q5LocalTop) park() {
+	if f.hasRows {
+		f.top[f.start] = f.rows
+		f.rows, f.hasRows = nil, false
+	}
+}
+
 // OnWatermark emits the windows' best rows and forgets them.
 func (f *q5LocalTop) OnWatermark(ctx *weir.ProcessContext[reference.Q5Row], _ int64) error {
+	f.park()
 	for start, rows := range f.top {
 		for _, r := range rows {
 			ctx.CollectWithTimestamp(r, start+reference.WindowSize-1)

@@ -3,8 +3,8 @@ package weir
 import (
 	"fmt"
 
-	"github.com/weir-engine/weir/internal/codec"
 	"github.com/weir-engine/weir/internal/graph"
+	"github.com/weir-engine/weir/internal/keygroup"
 	"github.com/weir-engine/weir/internal/op"
 	"github.com/weir-engine/weir/internal/operator/keyedop"
 	"github.com/weir-engine/weir/internal/state/keyed"
@@ -18,6 +18,8 @@ type KeyedStream[K comparable, T any] struct {
 	DataStream[T]
 	key  func(T) K
 	hash func(K) uint32
+	// hasher is hash for keyed operators that take a keygroup.Hasher.
+	hasher keygroup.Hasher[K]
 }
 
 // KeyBy partitions s by key(v). K must be hashable deterministically:
@@ -30,15 +32,15 @@ func KeyBy[T any, K comparable](s DataStream[T], key func(T) K) KeyedStream[K, T
 	if !s.ok() {
 		return KeyedStream[K, T]{DataStream: invalid[T](s.env, fmt.Errorf("weir: KeyBy on an invalid stream"))}
 	}
-	hash, err := codec.KeyHasher[K]()
+	h, err := keygroup.KeyHasher[K]()
 	if err != nil {
 		return KeyedStream[K, T]{DataStream: invalid[T](s.env, fmt.Errorf("weir: KeyBy: %w", err))}
 	}
 	p := derive[T](s.env, &graph.Transformation{
 		Kind: graph.KindPartition, Name: "keyBy", Inputs: []*graph.Transformation{s.t}, OutType: s.t.OutType,
-		Partitioner: graph.Partitioner{Kind: graph.Hash, KeyHash: func(v T) uint32 { return hash(key(v)) }},
+		Partitioner: graph.Partitioner{Kind: graph.Hash, KeyHash: func(v T) uint32 { return h.Hash(key(v)) }},
 	})
-	return KeyedStream[K, T]{DataStream: p, key: key, hash: hash}
+	return KeyedStream[K, T]{DataStream: p, key: key, hash: h.Func(), hasher: h}
 }
 
 // newKeyedOperator records an operator on a keyed stream.
@@ -68,7 +70,9 @@ func ReduceWith[K comparable, T any](ks KeyedStream[K, T], fn ReduceFunction[T])
 	acc := ks.env.accumulators
 	return newKeyedOperator[K, T, T](ks, "Reduce", func(out any) (any, error) {
 		fn := instance(fn)
-		return keyedop.NewReduce(fn.Reduce, ks.key, ks.hash, udf{fn, acc}, out.(op.Output[T])), nil
+		r := keyedop.NewReduce(fn.Reduce, ks.key, ks.hash, udf{fn, acc}, out.(op.Output[T]))
+		r.SetHasher(ks.hasher)
+		return r, nil
 	})
 }
 

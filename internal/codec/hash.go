@@ -67,3 +67,7 @@ func hash64(k uint64) uint32 {
 	k ^= k >> 33
 	return uint32(k)
 }
+
+// Hash64 is the hash KeyHasher gives a 64-bit integer key (fmix64, low 32
+// bits); internal/keygroup calls it to hash such keys without a func value.
+func Hash64(k uint64) uint32 { return hash64(k) }

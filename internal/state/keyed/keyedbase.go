@@ -21,8 +21,12 @@ type Runtime[K comparable, N comparable] = keyedBase[K, N]
 
 // keyedBase is Runtime (the name the snapshot code uses).
 type keyedBase[K comparable, N comparable] struct {
-	ctx     *op.Context
-	hash    func(K) uint32
+	ctx  *op.Context
+	hash func(K) uint32
+	// hasher is hash without a func value for the common key types, and
+	// groups maps its hashes to key groups (set by SetHash and OpenState).
+	hasher  keygroup.Hasher[K]
+	groups  keygroup.Assigner
 	backend *state.KeyedBackend[K]
 	timers  *timer.Service[K, N]
 	// onTimer is called with the timer's key set as current key.
@@ -79,7 +83,17 @@ func (b *keyedBase[K, N]) EndKey() error {
 }
 
 // SetHash sets the key hash that maps keys to key groups.
-func (b *keyedBase[K, N]) SetHash(hash func(K) uint32) { b.hash = hash }
+func (b *keyedBase[K, N]) SetHash(hash func(K) uint32) {
+	b.hash = hash
+	b.hasher = keygroup.NewHasher(hash)
+}
+
+// SetHasher is SetHash with a Hasher, which may hash the common key types
+// without calling a function value (see keygroup.KeyHasher).
+func (b *keyedBase[K, N]) SetHasher(h keygroup.Hasher[K]) {
+	b.hash = h.Func()
+	b.hasher = h
+}
 
 // SetOnTimer sets what a firing timer calls, with its key current.
 func (b *keyedBase[K, N]) SetOnTimer(fn func(t timer.Timer[K, N], domain TimeDomain) error) {
@@ -99,6 +113,7 @@ func (b *keyedBase[K, N]) Context() *op.Context { return b.ctx }
 // starts from a checkpoint.
 func (b *keyedBase[K, N]) OpenState(ctx *op.Context) error {
 	b.ctx = ctx
+	b.groups = keygroup.NewAssigner(ctx.MaxParallelism)
 	b.timers = timer.NewService[K, N]()
 	err := b.openBackend(ctx)
 	if err == nil && ctx.Timers != nil {
@@ -117,7 +132,7 @@ func (b *keyedBase[K, N]) OpenState(ctx *op.Context) error {
 
 // SetKey makes k the current key of state and timers.
 func (b *keyedBase[K, N]) SetKey(k K) {
-	b.backend.SetCurrentKey(k, keygroup.Of(b.hash(k), b.ctx.MaxParallelism))
+	b.backend.SetCurrentKey(k, b.groups.Of(b.hasher.Hash(k)))
 }
 
 // AdvanceWatermark fires the event-time timers up to wm.

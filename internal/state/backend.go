@@ -23,6 +23,9 @@ type KeyedBackend[K comparable] struct {
 	key      K
 	keyGroup int
 	local    int
+	// seq counts SetCurrentKey calls, so that a state can cache what it
+	// found for the current key (see cellTable).
+	seq uint64
 
 	states map[string]entry[K]
 	// pending holds restored payloads, per local key group, of states not
@@ -112,6 +115,7 @@ func (b *KeyedBackend[K]) KeyGroupRange() (start, end int) {
 func (b *KeyedBackend[K]) SetCurrentKey(k K, keyGroup int) {
 	b.key = k
 	b.keyGroup = keyGroup
+	b.seq++
 	if keyGroup < b.start || keyGroup > b.end {
 		b.local = -1
 		if b.err == nil {

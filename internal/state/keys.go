@@ -37,7 +37,7 @@ func (b *KeyedBackend[K]) ApplyToAllKeys(name string, fn func(k K) error) error 
 		return fmt.Errorf("%w: %q", ErrUnknownState, name)
 	}
 	prevKey, prevGroup, prevLocal := b.key, b.keyGroup, b.local
-	defer func() { b.key, b.keyGroup, b.local = prevKey, prevGroup, prevLocal }()
+	defer func() { b.key, b.keyGroup, b.local, b.seq = prevKey, prevGroup, prevLocal, b.seq+1 }()
 
 	var buf []K
 	s := e.table
@@ -47,7 +47,7 @@ func (b *KeyedBackend[K]) ApplyToAllKeys(name string, fn func(k K) error) error 
 			if !s.contains(g, k) {
 				continue
 			}
-			b.key, b.keyGroup, b.local = k, b.start+g, g
+			b.key, b.keyGroup, b.local, b.seq = k, b.start+g, g, b.seq+1
 			if err := fn(k); err != nil {
 				return fmt.Errorf("state: apply to all keys of %q: %w", name, err)
 			}

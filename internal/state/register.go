@@ -42,7 +42,13 @@ func register[K comparable, S any](b *KeyedBackend[K], name string, opts []Optio
 // Value registers, or returns the already registered, value state called name.
 func Value[K comparable, V any](b *KeyedBackend[K], name string, opts ...Option) (*ValueState[K, V], error) {
 	return register(b, name, opts, func() (*ValueState[K, V], registered[K]) {
-		s := &ValueState[K, V]{b: b, t: tableOf[K, V](b, name, nil, opts)}
+		s := &ValueState[K, V]{b: b}
+		if b.kv == nil && describe(opts).ttl == nil {
+			s.cells = newCellTable[K, V](b)
+			s.t = s.cells
+		} else {
+			s.t = tableOf[K, V](b, name, nil, opts)
+		}
 		return s, s.t
 	})
 }

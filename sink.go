@@ -53,7 +53,7 @@ func AddSinkWith[T any](s DataStream[T], fn SinkFunction[T]) DataStreamSink {
 	acc := s.env.accumulators
 	return addSink(s, "Sink", func(any) (any, error) {
 		fn := instance(fn)
-		return operator.NewSink(fn.Invoke, udf{fn, acc}), nil
+		return operator.NewSinkOf[T](fn, udf{fn, acc}), nil
 	})
 }
 

@@ -39,6 +39,14 @@ func FromSlice[T any](env *Env, items []T) DataStream[T] {
 			}
 			return s.Next >= n, nil
 		},
+		fill: func(s *strideSplit, buf []T) (int, bool, error) {
+			k := 0
+			for ; k < len(buf) && s.Next < n; k++ {
+				buf[k] = data[s.Next]
+				s.Next += s.Step
+			}
+			return k, s.Next >= n, nil
+		},
 	})
 }
 
@@ -79,6 +87,18 @@ func Generate[T any](env *Env, g Generator[T]) DataStream[T] {
 				s.Next += s.Step
 			}
 			return bounded && s.Next >= g.Count, nil
+		},
+		fill: func(s *strideSplit, buf []T) (int, bool, error) {
+			k := 0
+			for ; k < len(buf) && (!bounded || s.Next < g.Count); k++ {
+				v, err := g.Fn(s.Next)
+				if err != nil {
+					return k, false, fmt.Errorf("generate element %d: %w", s.Next, err)
+				}
+				buf[k] = v
+				s.Next += s.Step
+			}
+			return k, bounded && s.Next >= g.Count, nil
 		},
 	})
 }

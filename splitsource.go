@@ -65,6 +65,10 @@ type SplitSource[T, S any] struct {
 	// file): `weir run` in a terminal then shows the job's percentage
 	// done, when every source of the job knows its size.
 	Progress func(split *S) (done, total int64)
+
+	// fill, for the engine's own sources, is Read writing into a buffer
+	// instead of calling emit per element (source.Spec.Fill).
+	fill func(split *S, buf []T) (n int, done bool, err error)
 }
 
 // FromSplits adds a split source. S must be serializable (codec rules) for
@@ -110,7 +114,7 @@ func FromSplits[T, S any](env *Env, src SplitSource[T, S]) DataStream[T] {
 func (src SplitSource[T, S]) spec() source.Spec[T, S] {
 	sp := source.Spec[T, S]{Splits: src.Splits, Read: src.Read, Unbounded: src.Unbounded, RatePerSecond: src.RatePerSecond,
 		Dynamic: src.Dynamic, RequestInterval: src.RequestInterval, Watermarks: (*watermark.Strategy[T])(src.Watermarks),
-		Progress: src.Progress}
+		Progress: src.Progress, Fill: src.fill}
 	if src.NewReader != nil {
 		sp.NewReader = func() source.SplitReader[T, S] { return src.NewReader() }
 	}

@@ -22,6 +22,21 @@ type Output[T any] interface {
 	EmitWatermark(wm int64) error
 }
 
+// BatchOutput is an Output that also takes records a batch at a time: one
+// call for the records a predecessor produced in one go (a source poll, a
+// batch of its own input), where the chain would otherwise make one call per
+// record. The records are in order and nothing (watermark, barrier, timer)
+// comes between them: an operator that must emit something else between two
+// records does so through Collect. ts holds the records' event timestamps,
+// or is nil when none has one (NoTimestamp). The callee may overwrite both
+// slices (a filter compacts them in place) but must not keep them after it
+// returns. A callee that cannot batch its own output passes the records on
+// one Collect at a time, so the observable order is that of Collect calls.
+type BatchOutput[T any] interface {
+	Output[T]
+	CollectBatch(ts []int64, vs []T) error
+}
+
 // Input is the typed input of an operator.
 type Input[T any] interface {
 	ProcessElement(ts int64, v T) error

@@ -16,6 +16,14 @@ type Sink[T any] struct {
 	UDF
 	chainBinding
 	fn func(T) error
+	// inv, when set, is what fn calls: the batch path calls it directly,
+	// saving the call through the method value.
+	inv Invoker[T]
+}
+
+// Invoker is a sink function as an interface (weir.SinkFunction).
+type Invoker[T any] interface {
+	Invoke(v T) error
 }
 
 // NewSink returns a sink of fn; hooks may be nil.
@@ -23,10 +31,33 @@ func NewSink[T any](fn func(T) error, hooks Hooks) *Sink[T] {
 	return &Sink[T]{fn: fn, UDF: UDF{hooks}}
 }
 
+// NewSinkOf returns a sink of inv.Invoke; hooks may be nil.
+func NewSinkOf[T any](inv Invoker[T], hooks Hooks) *Sink[T] {
+	return &Sink[T]{fn: inv.Invoke, inv: inv, UDF: UDF{hooks}}
+}
+
 // Collect is ProcessElement for a direct predecessor (op.Chainable).
 func (k *Sink[T]) Collect(_ int64, v T) error {
 	if err := k.fn(v); err != nil {
 		return k.attr(err)
+	}
+	return nil
+}
+
+// CollectBatch implements op.BatchOutput for a direct predecessor.
+func (k *Sink[T]) CollectBatch(_ []int64, vs []T) error {
+	if k.inv != nil {
+		for _, v := range vs {
+			if err := k.inv.Invoke(v); err != nil {
+				return k.attr(err)
+			}
+		}
+		return nil
+	}
+	for _, v := range vs {
+		if err := k.fn(v); err != nil {
+			return k.attr(err)
+		}
 	}
 	return nil
 }

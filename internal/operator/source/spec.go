@@ -28,6 +28,10 @@ type Spec[T, S any] struct {
 	Watermarks      *watermark.Strategy[T]
 	// Progress says how far a split is through its input (weir.SplitSource.Progress).
 	Progress func(split *S) (done, total int64)
+	// Fill, when set beside Read, is Read writing up to len(buf) elements
+	// into buf instead of emitting them one by one: the batch path
+	// (op.BatchOutput) uses it to save a call per element.
+	Fill func(split *S, buf []T) (n int, done bool, err error)
 }
 
 // SplitReader reads one split after the other (weir.SplitReader).

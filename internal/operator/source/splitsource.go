@@ -21,6 +21,11 @@ type splitSourceOp[T, S any] struct {
 	splits []S
 	codec  codec.Codec[S]
 	reader SplitReader[T, S]
+	// batch is out when it takes batches (op.BatchOutput): a poll's
+	// records are gathered in buf by appendBuf and handed on in one call.
+	batch     op.BatchOutput[T]
+	buf       []T
+	appendBuf func(T) error
 	// dynamic assignment: a request is out; the enumerator has no more
 	requesting, exhausted bool
 	// rate limiting, per subtask
@@ -73,6 +78,10 @@ func (s *splitSourceOp[T, S]) Open(ctx *op.Context) error {
 			s.dynamicTotal += t
 		}
 	}
+	if b, ok := s.out.(op.BatchOutput[T]); ok {
+		s.batch = b
+		s.appendBuf = func(v T) error { s.buf = append(s.buf, v); return nil }
+	}
 	s.rate = s.src.RatePerSecond / float64(ctx.Parallelism)
 	s.start = ctx.Timers.Now()
 	return nil
@@ -98,12 +107,18 @@ func (s *splitSourceOp[T, S]) PollNext() (op.Status, error) {
 	if budget == 0 {
 		return op.NothingAvailable, nil
 	}
-	n := 0
-	done, err := s.reader.Read(&s.splits[0], budget, func(v T) error {
-		n++
-		return s.out.Collect(op.NoTimestamp, v)
-	})
-	s.emitted += int64(n)
+	var done bool
+	var err error
+	if s.batch != nil {
+		done, err = s.readBatch(budget)
+	} else {
+		n := 0
+		done, err = s.reader.Read(&s.splits[0], budget, func(v T) error {
+			n++
+			return s.out.Collect(op.NoTimestamp, v)
+		})
+		s.emitted += int64(n)
+	}
 	if err != nil {
 		return 0, err
 	}
@@ -117,6 +132,32 @@ func (s *splitSourceOp[T, S]) PollNext() (op.Status, error) {
 		s.splits = s.splits[1:]
 	}
 	return op.MoreAvailable, nil
+}
+
+// readBatch reads up to budget records of the first split into buf and
+// hands them on as one batch; the records read before a read error go on
+// first, as they would have one at a time.
+func (s *splitSourceOp[T, S]) readBatch(budget int) (bool, error) {
+	var done bool
+	var err error
+	if s.src.Fill != nil && s.src.NewReader == nil {
+		if cap(s.buf) < budget {
+			s.buf = make([]T, budget)
+		}
+		var n int
+		n, done, err = s.src.Fill(&s.splits[0], s.buf[:budget])
+		s.buf = s.buf[:n]
+	} else {
+		s.buf = s.buf[:0]
+		done, err = s.reader.Read(&s.splits[0], budget, s.appendBuf)
+	}
+	s.emitted += int64(len(s.buf))
+	if len(s.buf) > 0 {
+		if err := s.batch.CollectBatch(nil, s.buf); err != nil {
+			return false, err
+		}
+	}
+	return done, err
 }
 
 // Progress implements op.SizedSource: how much of their input the

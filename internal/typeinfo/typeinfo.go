@@ -97,6 +97,9 @@ func (t *Of[T]) ChainInput(target any, forward func(wm int64) error, attr func(e
 	if w, ok := target.(op.WatermarkInput); ok {
 		c.watermark = w.ProcessWatermark
 	}
+	if b, ok := target.(op.BatchOutput[T]); ok {
+		return &chainedBatch[T]{chained: c, batch: b}, nil
+	}
 	return c, nil
 }
 
@@ -195,6 +198,21 @@ func (c *chained[T]) ProcessElement(ts int64, v T) error { return c.Collect(ts, 
 
 func (c *chained[T]) EmitWatermark(wm int64) error {
 	if err := c.watermark(wm); err != nil {
+		return c.attr(err)
+	}
+	return nil
+}
+
+// chainedBatch is chained for an operator that takes batches
+// (op.BatchOutput) but cannot be its predecessor's output directly, as it
+// handles watermarks itself (the timestamp assigner).
+type chainedBatch[T any] struct {
+	*chained[T]
+	batch op.BatchOutput[T]
+}
+
+func (c *chainedBatch[T]) CollectBatch(ts []int64, vs []T) error {
+	if err := c.batch.CollectBatch(ts, vs); err != nil {
 		return c.attr(err)
 	}
 	return nil

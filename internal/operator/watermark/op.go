@@ -9,7 +9,8 @@ import (
 // New returns the operator of strategy w emitting to out; w.Interval must
 // be set unless w.PerElement.
 func New[T any](w Strategy[T], out op.Output[T]) *Op[T] {
-	return &Op[T]{strategy: w, out: out, maxTS: op.MinWatermark, emitted: op.MinWatermark}
+	b, _ := out.(op.BatchOutput[T])
+	return &Op[T]{strategy: w, out: out, batch: b, maxTS: op.MinWatermark, emitted: op.MinWatermark}
 }
 
 // Op sets the event timestamp of every element by its Strategy and emits
@@ -27,9 +28,13 @@ type Op[T any] struct {
 	op.Base
 	strategy Strategy[T]
 	out      op.Output[T]
-	ctx      *op.Context
-	maxTS    int64
-	emitted  int64
+	// batch is out when it takes batches (op.BatchOutput); ts holds the
+	// timestamps of the batch CollectBatch hands on.
+	batch   op.BatchOutput[T]
+	ts      []int64
+	ctx     *op.Context
+	maxTS   int64
+	emitted int64
 	// status announces IDLE (true) or ACTIVE (false), nil when the
 	// runtime does not take it; idle is the status announced last, active
 	// whether an element came since the last tick, lastActive the tick
@@ -137,6 +142,86 @@ func (w *Op[T]) ProcessElement(_ int64, v T) error {
 	}
 	return nil
 }
+
+// CollectBatch implements op.BatchOutput for a chained predecessor (a
+// source handing on one poll's records): the timestamps of the batch are
+// taken in one loop and the records go on as one batch when the output
+// takes batches. The output sees what it would see from one
+// ProcessElement per record:
+//
+//   - A periodic watermark is emitted by a timer, which the task runs
+//     between the steps of its loop, never inside one; a batch is made
+//     within one step, so no periodic watermark ever fell between its
+//     records, and the largest timestamp is simply that of the whole batch.
+//   - A per-element watermark (Strategy.PerElement) follows the record
+//     that advanced it: the batch is split after each such record, which
+//     goes on with the records before it, then the watermark.
+//   - ACTIVE, if the Op announced IDLE, goes before the first record.
+func (w *Op[T]) CollectBatch(_ []int64, vs []T) error {
+	if len(vs) == 0 {
+		return nil
+	}
+	if w.batch == nil {
+		for _, v := range vs {
+			if err := w.ProcessElement(op.NoTimestamp, v); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if cap(w.ts) < len(vs) {
+		w.ts = make([]int64, len(vs))
+	}
+	ts := w.ts[:len(vs)]
+	w.active = true
+	if err := w.activate(); err != nil {
+		return err
+	}
+	if w.strategy.PerElement {
+		return w.collectPerElement(ts, vs)
+	}
+	tsOf, maxTS := w.strategy.Timestamp, w.maxTS
+	for i := range vs {
+		t := tsOf(vs[i])
+		ts[i] = t
+		maxTS = max(maxTS, t)
+	}
+	w.maxTS = maxTS
+	return w.batch.CollectBatch(ts, vs)
+}
+
+// collectPerElement is CollectBatch with a watermark after every record
+// that advances it: the records up to such a record go on as one batch,
+// then the watermark.
+func (w *Op[T]) collectPerElement(ts []int64, vs []T) error {
+	bound := w.strategy.OutOfOrderness.Milliseconds() + 1
+	start := 0
+	for i := range vs {
+		t := w.strategy.Timestamp(vs[i])
+		ts[i] = t
+		w.maxTS = max(w.maxTS, t)
+		if wm := w.maxTS - bound; w.maxTS != op.MinWatermark && wm > w.emitted {
+			if err := w.batch.CollectBatch(ts[start:i+1], vs[start:i+1]); err != nil {
+				return err
+			}
+			start = i + 1
+			if err := w.emit(wm); err != nil {
+				return err
+			}
+		}
+	}
+	if start == len(vs) {
+		return nil
+	}
+	return w.batch.CollectBatch(ts[start:], vs[start:])
+}
+
+// Collect is ProcessElement, so that the Op can be a predecessor's
+// op.BatchOutput (through the chain's adapter, which names it in errors).
+func (w *Op[T]) Collect(ts int64, v T) error { return w.ProcessElement(ts, v) }
+
+// EmitWatermark is ProcessWatermark: a watermark from upstream.
+func (w *Op[T]) EmitWatermark(wm int64) error { return w.ProcessWatermark(wm) }
 
 // ProcessWatermark passes on only the final watermark of a bounded input.
 func (w *Op[T]) ProcessWatermark(wm int64) error {

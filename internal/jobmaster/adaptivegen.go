@@ -26,6 +26,9 @@ type generations struct {
 	release func()
 	// rescaling: the next Restarting is a rescale, not a restart.
 	rescaling bool
+	// restartUnsaid: the restart in progress began with a consequence and
+	// is logged when it proceeds (see adaptive.Transitioned).
+	restartUnsaid bool
 	// timers are the timeouts in flight; Close stops them.
 	timers []clock.Timer
 	// rescaled says how long each rescale took, from the decision to the
@@ -63,14 +66,23 @@ func (jm *JobMaster) actAdaptive(ctx context.Context, a any) bool {
 	case adaptive.Transitioned:
 		jm.log.Info("scheduler state", "from", a.From, "to", a.To)
 		if a.To == "Restarting" {
+			// As the default scheduler says it (ScheduleRestart), for the
+			// CLI's restart line and the REST API's root cause. A restart
+			// started by a consequence (a producer whose channel the failed
+			// consumer released) is said when it proceeds, by which time
+			// the consumer's own failure has replaced it as the cause.
 			if !jm.gens.rescaling {
-				// As the default scheduler says it (ScheduleRestart), for
-				// the CLI's restart line and the REST API's root cause.
-				jm.restarts++
-				jm.lastFailure = jm.ada.s.LastFailure()
-				jm.log.Warn("job failed, restarting", "attempt", jm.restarts, "cause", jm.lastFailure)
+				if scheduler.IsConsequence(jm.ada.s.LastFailure()) {
+					jm.gens.restartUnsaid = true
+				} else {
+					jm.sayRestart()
+				}
 			}
 			jm.gens.rescaling = false
+		}
+		if a.From == "Restarting" && a.To == "WaitingForResources" && jm.gens.restartUnsaid {
+			jm.gens.restartUnsaid = false
+			jm.sayRestart()
 		}
 	case adaptive.Rescaling:
 		jm.gens.rescaling = true
@@ -234,4 +246,12 @@ func (jm *JobMaster) SlotBounds() (lo, hi int) {
 		hi = max(hi, v.Parallelism)
 	}
 	return hi, hi
+}
+
+// sayRestart counts a restart and logs it with the adaptive scheduler's
+// latest failure as its cause.
+func (jm *JobMaster) sayRestart() {
+	jm.restarts++
+	jm.lastFailure = jm.ada.s.LastFailure()
+	jm.log.Warn("job failed, restarting", "attempt", jm.restarts, "cause", jm.lastFailure)
 }

@@ -83,6 +83,11 @@ type Failures interface {
 	// when the strategy gave up). An unrecoverable cause
 	// (scheduler.Unrecoverable) never restarts.
 	OnFailure(cause error, now time.Time) (delay time.Duration, failure scheduler.RootCause, restart bool)
+	// LaterFailure weighs a failure reported while the job restarts: when
+	// the failure that started the restart was a consequence (a producer
+	// whose channel the failed consumer released), the first real one is
+	// the restart's cause.
+	LaterFailure(err error)
 }
 
 // Reports say what happened, for logs, REST and the JobMaster.

@@ -100,6 +100,13 @@ func (s *Scheduler) OnFailure(cause error, now time.Time) (time.Duration, schedu
 	return 0, scheduler.NewRootCause(cause, scheduler.RestartsExhausted(s.restart)), false
 }
 
+// LaterFailure implements Failures.
+func (s *Scheduler) LaterFailure(err error) {
+	if err != nil && scheduler.IsConsequence(s.failure) && !scheduler.IsConsequence(err) {
+		s.failure = err
+	}
+}
+
 // Entered implements Reports.
 func (s *Scheduler) Entered(st State) {
 	s.ready = append(s.ready, Transitioned{From: s.state.Name(), To: st.Name(), Now: s.now})

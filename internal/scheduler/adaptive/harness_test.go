@@ -117,7 +117,12 @@ func parallelism(p map[int]int) string {
 
 // flush returns the output since the last flush, with the state.
 func (h *harness) flush() string {
-	fmt.Fprintf(&h.out, "state %s status %s\n", h.s.State(), h.s.Status())
+	fmt.Fprintf(&h.out, "state %s status %s", h.s.State(), h.s.Status())
+	if h.s.State() == "Restarting" && h.s.LastFailure() != nil {
+		// The cause the restart is logged with once it proceeds.
+		fmt.Fprintf(&h.out, " cause=%v", h.s.LastFailure())
+	}
+	h.out.WriteByte('\n')
 	s := h.out.String()
 	h.out.Reset()
 	return s

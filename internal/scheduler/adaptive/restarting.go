@@ -13,7 +13,9 @@ import (
 //
 // Further failures of the cancelled generation are consequences of the
 // first and are absorbed, except an unrecoverable one, which is the real
-// cause: the job moves to Failing. scheduler.Cancel moves to Canceling.
+// cause: the job moves to Failing; and when the first was itself a
+// consequence (a producer whose channel the failed consumer released), the
+// first real failure becomes the restart's cause (Failures.LaterFailure). scheduler.Cancel moves to Canceling.
 //
 // Events: scheduler.TaskState, Timeout (Backoff), scheduler.Cancel. Uses
 // Generations and Timers.
@@ -41,8 +43,11 @@ func (*restarting) Status() scheduler.JobStatus { return scheduler.Restarting }
 func (r *restarting) Handle(ctx Context, ev any) State {
 	switch e := ev.(type) {
 	case scheduler.TaskState:
-		if r.graph.update(e) && e.State == scheduler.ExecFailed && scheduler.Unrecoverable(e.Err) {
-			return newFailing(ctx, r.graph, scheduler.NewRootCause(e.Err, nil))
+		if r.graph.update(e) && e.State == scheduler.ExecFailed {
+			if scheduler.Unrecoverable(e.Err) {
+				return newFailing(ctx, r.graph, scheduler.NewRootCause(e.Err, nil))
+			}
+			ctx.LaterFailure(e.Err)
 		}
 		return r.settle(ctx, e.Now)
 	case Timeout:

@@ -2,7 +2,6 @@ package state
 
 import (
 	"encoding/binary"
-	"fmt"
 	"iter"
 	"reflect"
 
@@ -118,31 +117,7 @@ func (t *cellTable[K, V]) snapshotGroup(dst []byte, g int, kc codec.Codec[K]) ([
 
 func (t *cellTable[K, V]) restoreGroup(g int, payload []byte, kc codec.Codec[K]) error {
 	t.seq = 0
-	vc, err := codec.For[V]()
-	if err != nil {
-		return err
-	}
-	n, rest, err := uvarint(payload)
-	if err != nil {
-		return err
-	}
-	for i := uint64(0); i < n; i++ {
-		k, m, err := kc.Decode(rest)
-		if err != nil {
-			return fmt.Errorf("%w: key: %v", ErrCorruptSnapshot, err)
-		}
-		rest = rest[m:]
-		v, m, err := vc.Decode(rest)
-		if err != nil {
-			return fmt.Errorf("%w: value: %v", ErrCorruptSnapshot, err)
-		}
-		rest = rest[m:]
-		t.heap.store(g, k, &cell[V]{v: v, ver: t.ver})
-	}
-	if len(rest) != 0 {
-		return fmt.Errorf("%w: %d trailing bytes", ErrCorruptSnapshot, len(rest))
-	}
-	return nil
+	return decodeEntries(payload, kc, func(k K, v V) { t.heap.store(g, k, &cell[V]{v: v, ver: t.ver}) })
 }
 
 func (t *cellTable[K, V]) numEntries() int               { return t.heap.numEntries() }

@@ -189,7 +189,13 @@ func (t *heapTable[K, S]) snapshotGroup(dst []byte, g int, kc codec.Codec[K]) ([
 }
 
 func (t *heapTable[K, S]) restoreGroup(g int, payload []byte, kc codec.Codec[K]) error {
-	sc, err := codec.For[S]()
+	return decodeEntries(payload, kc, func(k K, s S) { t.store(g, k, s) })
+}
+
+// decodeEntries reads a key group's payload as snapshotGroup writes it (a
+// count, then each key and value) and hands each entry to store.
+func decodeEntries[K, V any](payload []byte, kc codec.Codec[K], store func(K, V)) error {
+	vc, err := codec.For[V]()
 	if err != nil {
 		return err
 	}
@@ -203,12 +209,12 @@ func (t *heapTable[K, S]) restoreGroup(g int, payload []byte, kc codec.Codec[K])
 			return fmt.Errorf("%w: key: %v", ErrCorruptSnapshot, err)
 		}
 		rest = rest[m:]
-		s, m, err := sc.Decode(rest)
+		v, m, err := vc.Decode(rest)
 		if err != nil {
 			return fmt.Errorf("%w: value: %v", ErrCorruptSnapshot, err)
 		}
 		rest = rest[m:]
-		t.store(g, k, s)
+		store(k, v)
 	}
 	if len(rest) != 0 {
 		return fmt.Errorf("%w: %d trailing bytes", ErrCorruptSnapshot, len(rest))

@@ -6,10 +6,12 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/weir-engine/weir"
+	"github.com/weir-engine/weir/connector/file"
 	"github.com/weir-engine/weir/jobs/sequence"
 )
 
@@ -63,19 +65,52 @@ func TestUnreadableLatestCheckpointFailsTheJob(t *testing.T) {
 	for name, damage := range damage {
 		t.Run(name, func(t *testing.T) {
 			// 6000 keys: each subtask's keyed state is well above the
-			// 20 KiB kept inline in _metadata, so there are state files.
-			cfg := sequence.Config{Keys: 6000, RecordsPerKey: 5, Rate: 30000, FailAfter: 8000}
+			// 20 KiB kept inline in _metadata, so there are state files
+			// once every key has been seen.
+			cfg := sequence.Config{Keys: 6000, RecordsPerKey: 100, Rate: 30000}
 			out, checkpoints := t.TempDir(), t.TempDir()
-			env := fileJob(t, cfg, out, weir.WithParallelism(2),
+			env := weir.NewEnv(weir.WithParallelism(2),
 				weir.WithCheckpointing(weir.CheckpointConfig{Interval: 20 * time.Millisecond, Dir: checkpoints}),
 				// The restart delay is the window in which the test
 				// damages the checkpoints: under -race on a loaded
 				// machine 200 ms went by unseen.
 				weir.WithRestartStrategy(weir.FixedDelayRestart(3, time.Second)))
+			counts, err := sequence.Build(env, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The job fails once, when the test says so: after a completed
+			// checkpoint with state files, not after a count of records,
+			// which on a loaded machine came before any checkpoint had
+			// completed (a restart from nothing, with nothing to damage).
+			var fail, failed atomic.Bool
+			counts = weir.Map(counts, func(c sequence.Count) (sequence.Count, error) {
+				if fail.Load() && !failed.Swap(true) {
+					return c, errors.New("failing as the test asked")
+				}
+				return c, nil
+			})
+			weir.SinkTo(counts, file.NewSink(out, sequence.Count.String)).UID("sink")
 			ctx := testContext(t)
 			c, err := env.ExecuteAsync(ctx, "sequence")
 			if err != nil {
 				t.Fatal(err)
+			}
+			for !fail.Load() {
+				n, err := completedStateFiles(checkpoints)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if n > 0 {
+					fail.Store(true)
+					break
+				}
+				select {
+				case <-c.Done():
+					_, err := c.Wait()
+					t.Fatalf("the job ended before a checkpoint with state files completed (err %v)", err)
+				case <-time.After(time.Millisecond):
+				}
 			}
 			// Once the job is restarting (every task of the failed attempt
 			// has ended), damage every checkpoint, and any that a commit
@@ -116,16 +151,7 @@ func TestUnreadableLatestCheckpointFailsTheJob(t *testing.T) {
 // under root and returns how many files it damaged.
 func damageCheckpoints(root string, damage func(string) (bool, error)) (int, error) {
 	n := 0
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) {
-				return nil // removed by a subsumption meanwhile
-			}
-			return err
-		}
-		if d.IsDir() || !strings.HasPrefix(filepath.Base(filepath.Dir(path)), "chk-") {
-			return nil
-		}
+	err := walkCheckpointFiles(root, func(path string) error {
 		done, err := damage(path)
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return err
@@ -136,4 +162,37 @@ func damageCheckpoints(root string, damage func(string) (bool, error)) (int, err
 		return nil
 	})
 	return n, err
+}
+
+// completedStateFiles counts the state files (all but _metadata) of the
+// chk-N directories under root whose _metadata is there.
+func completedStateFiles(root string) (int, error) {
+	n := 0
+	err := walkCheckpointFiles(root, func(path string) error {
+		if filepath.Base(path) == "_metadata" || strings.HasPrefix(filepath.Base(path), ".") {
+			return nil
+		}
+		if _, err := os.Stat(filepath.Join(filepath.Dir(path), "_metadata")); err == nil {
+			n++
+		}
+		return nil
+	})
+	return n, err
+}
+
+// walkCheckpointFiles calls fn with every file of every chk-N directory
+// under root, skipping what a subsumption removes meanwhile.
+func walkCheckpointFiles(root string, fn func(path string) error) error {
+	return filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil // removed by a subsumption meanwhile
+			}
+			return err
+		}
+		if d.IsDir() || !strings.HasPrefix(filepath.Base(filepath.Dir(path)), "chk-") {
+			return nil
+		}
+		return fn(path)
+	})
 }

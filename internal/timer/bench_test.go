@@ -118,3 +118,32 @@ func BenchmarkWindowTimers(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkEndOfTimeTimers is the word count's final stage: a fresh service
+// per job, one timer at the end of time for each of many distinct string
+// keys, then one watermark that fires them all. One op is one job.
+func BenchmarkEndOfTimeTimers(b *testing.B) {
+	for _, keys := range []int{1 << 10, 1 << 17} {
+		names := make([]string, keys)
+		for i := range names {
+			names[i] = fmt.Sprintf("w%x", i*7919)
+		}
+		b.Run(fmt.Sprintf("keys=%d", keys), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				s := NewService[string, struct{}]()
+				for _, k := range names {
+					s.RegisterEventTimeTimer(k, struct{}{}, 1<<62)
+				}
+				fired := 0
+				if err := s.AdvanceWatermark(1<<62, func(Timer[string, struct{}]) error { fired++; return nil }); err != nil {
+					b.Fatal(err)
+				}
+				if fired != keys {
+					b.Fatalf("fired %d timers, want %d", fired, keys)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*keys), "ns/timer")
+		})
+	}
+}

@@ -273,7 +273,7 @@ func TestQueueHeapInvariant(t *testing.T) {
 				}
 				n := 0
 				for _, e := range b.entries[b.head:] {
-					if sl := q.slots[e.slot]; sl.gen == e.gen && sl.b == b {
+					if sl := q.slot(e.slot); sl.gen == e.gen && sl.b == b {
 						if sl.timer.Timestamp != b.ts {
 							t.Fatalf("timer %v in the bucket of %d", sl.timer, b.ts)
 						}
@@ -285,9 +285,9 @@ func TestQueueHeapInvariant(t *testing.T) {
 				}
 				live += n
 			}
-			if len(q.index) != len(pending) || live != len(pending) || len(q.buckets) != len(q.times) || len(q.slots) != live+len(q.free) {
+			if len(q.index) != len(pending) || live != len(pending) || len(q.buckets) != len(q.times) || int(q.used) != live+len(q.free) {
 				t.Fatalf("index %d, bucketed %d, pending %d, buckets %d/%d, slots %d, free %d",
-					len(q.index), live, len(pending), len(q.buckets), len(q.times), len(q.slots), len(q.free))
+					len(q.index), live, len(pending), len(q.buckets), len(q.times), q.used, len(q.free))
 			}
 		}
 	})

@@ -22,12 +22,13 @@ import (
 // which firing skips; a bucket is compacted when most of it is stale, and
 // dropped as soon as it holds no pending timer.
 type queue[K comparable, N comparable] struct {
-	times   []*bucket         // min-heap of the buckets by timestamp
-	buckets map[int64]*bucket // timestamp -> its bucket
-	last    *bucket           // the bucket of the latest push, if still in use
-	spare   []*bucket         // dropped buckets, for reuse
-	slots   []slot[K, N]
-	free    []int32 // slots not in use
+	times   []*bucket                // min-heap of the buckets by timestamp
+	buckets map[int64]*bucket        // timestamp -> its bucket
+	last    *bucket                  // the bucket of the latest push, if still in use
+	spare   []*bucket                // dropped buckets, for reuse
+	slots   []*[slotChunk]slot[K, N] // the slab, in chunks that never move
+	used    int32                    // slots handed out so far
+	free    []int32                  // slots not in use
 	index   map[Timer[K, N]]int32
 }
 
@@ -49,6 +50,12 @@ type entry struct {
 	gen  uint32
 }
 
+// slotChunk is the number of slots allocated at once. A slab of chunks
+// grows without copying the slots it holds: a burst of a hundred thousand
+// timers (every word's timer at the end of time) spent most of its time in
+// growing one slice.
+const slotChunk = 1024
+
 // slot holds one pending timer, its bucket, and a generation counted up
 // each time the slot is freed.
 type slot[K comparable, N comparable] struct {
@@ -58,6 +65,11 @@ type slot[K comparable, N comparable] struct {
 }
 
 func (q *queue[K, N]) len() int { return len(q.index) }
+
+// slot returns slot s of the slab.
+func (q *queue[K, N]) slot(s int32) *slot[K, N] {
+	return &q.slots[uint32(s)/slotChunk][uint32(s)%slotChunk]
+}
 
 // peek returns the earliest timestamp, if any timer is pending. Buckets
 // never stay in the heap without a pending timer, so it is the earliest
@@ -83,11 +95,14 @@ func (q *queue[K, N]) push(t Timer[K, N]) bool {
 		s = q.free[n-1]
 		q.free = q.free[:n-1]
 	} else {
-		s = int32(len(q.slots))
-		q.slots = append(q.slots, slot[K, N]{})
+		s = q.used
+		if int(s) == len(q.slots)*slotChunk {
+			q.slots = append(q.slots, new([slotChunk]slot[K, N]))
+		}
+		q.used++
 	}
 	b := q.bucketAt(t.Timestamp)
-	sl := &q.slots[s]
+	sl := q.slot(s)
 	sl.timer, sl.b = t, b
 	b.entries = append(b.entries, entry{slot: s, gen: sl.gen})
 	b.live++
@@ -124,7 +139,7 @@ func (q *queue[K, N]) remove(t Timer[K, N]) bool {
 	if !ok {
 		return false
 	}
-	b := q.slots[s].b
+	b := q.slot(s).b
 	q.freeSlot(s)
 	b.live--
 	switch {
@@ -142,7 +157,7 @@ func (q *queue[K, N]) pop() Timer[K, N] {
 	for {
 		e := b.entries[b.head]
 		b.head++
-		if sl := &q.slots[e.slot]; sl.gen == e.gen && sl.b == b {
+		if sl := q.slot(e.slot); sl.gen == e.gen && sl.b == b {
 			t := sl.timer
 			q.freeSlot(e.slot)
 			if b.live--; b.live == 0 {
@@ -155,7 +170,7 @@ func (q *queue[K, N]) pop() Timer[K, N] {
 
 // freeSlot forgets the timer in slot s.
 func (q *queue[K, N]) freeSlot(s int32) {
-	sl := &q.slots[s]
+	sl := q.slot(s)
 	delete(q.index, sl.timer)
 	*sl = slot[K, N]{gen: sl.gen + 1} // drop references held by the key and namespace
 	q.free = append(q.free, s)
@@ -165,7 +180,7 @@ func (q *queue[K, N]) freeSlot(s int32) {
 func (q *queue[K, N]) compact(b *bucket) {
 	kept := b.entries[:0]
 	for _, e := range b.entries[b.head:] {
-		if sl := &q.slots[e.slot]; sl.gen == e.gen && sl.b == b {
+		if sl := q.slot(e.slot); sl.gen == e.gen && sl.b == b {
 			kept = append(kept, e)
 		}
 	}
@@ -246,7 +261,7 @@ func (q *queue[K, N]) all() iter.Seq[Timer[K, N]] {
 		timers := make([]Timer[K, N], 0, len(q.index))
 		for _, b := range bs {
 			for _, e := range b.entries[b.head:] {
-				if sl := &q.slots[e.slot]; sl.gen == e.gen && sl.b == b {
+				if sl := q.slot(e.slot); sl.gen == e.gen && sl.b == b {
 					timers = append(timers, sl.timer)
 				}
 			}

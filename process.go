@@ -52,6 +52,9 @@ func Output[S any](ctx SideOutputContext, tag OutputTag[S], v S) {
 }
 
 // SideOutput returns the side output tag of the operator that produced s.
+// A side output carries the operator's watermarks as its main output does,
+// so event time advances downstream of it, up to the final watermark of a
+// bounded input.
 func SideOutput[S, T any](s DataStream[T], tag OutputTag[S]) DataStream[S] {
 	if !s.ok() {
 		return invalid[S](s.env, errors.New("weir: SideOutput of an invalid stream"))

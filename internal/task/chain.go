@@ -2,6 +2,8 @@ package task
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/weir-engine/weir/internal/graph"
 	"github.com/weir-engine/weir/internal/keygroup"
@@ -120,24 +122,34 @@ func (t *Task) buildChain(writers map[*graph.StreamEdge]network.Writer) error {
 		if err != nil {
 			return fmt.Errorf("task: outputs of %v: %w", n, err)
 		}
-		emitters := []watermarkEmitter{mainOut.(watermarkEmitter)}
 		sideOuts := make(map[string]any, len(sides))
-		for tag, outs := range sides {
+		var sideEmitters []watermarkEmitter
+		for _, tag := range slices.Sorted(maps.Keys(sides)) {
+			outs := sides[tag]
 			o, err := sideTypes[tag].FanOut(outs)
 			if err != nil {
 				return fmt.Errorf("task: side output %q of %v: %w", tag, n, err)
 			}
 			sideOuts[tag] = o
-			emitters = append(emitters, o.(watermarkEmitter))
+			sideEmitters = append(sideEmitters, o.(watermarkEmitter))
 		}
-		c.emitWatermark = func(wm int64) error {
-			for _, e := range emitters {
-				if err := e.EmitWatermark(wm); err != nil {
-					return err
+		if len(sideEmitters) > 0 {
+			// An operator's watermarks go to its side outputs too, after
+			// the main output's: a consumer of a side output sees event
+			// time advance, and the final watermark before EndOfData.
+			mainOut, err = info.AlsoWatermarks(mainOut, func(wm int64) error {
+				for _, e := range sideEmitters {
+					if err := e.EmitWatermark(wm); err != nil {
+						return err
+					}
 				}
+				return nil
+			})
+			if err != nil {
+				return fmt.Errorf("task: outputs of %v: %w", n, err)
 			}
-			return nil
 		}
+		c.emitWatermark = mainOut.(watermarkEmitter).EmitWatermark
 		inst, err := n.Factory(mainOut)
 		if err != nil {
 			return op.Attribute(fmt.Errorf("create: %w", err), n.Name, t.desc.Subtask, v.Parallelism)

@@ -200,10 +200,7 @@ func (t *Task) handle(it network.Item, ch int) error {
 			t.endOfPartition[ch] = true
 			t.eopCount++
 			t.barriers.OnEndOfPartition(ch)
-			if err := t.barrierActions(); err != nil {
-				return err
-			}
-			return t.forwardValve(t.valve.End(ch))
+			return t.barrierActions()
 		}
 		return nil
 	case network.ChannelFailed:

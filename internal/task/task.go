@@ -325,6 +325,15 @@ func (t *Task) channelEndOfData(ch int) error {
 	}
 	t.endOfData[ch] = true
 	t.eodCount++
+	// The channel sends no more data, so its watermark no longer holds
+	// the others back: the valve forgets it now, while the operators can
+	// still emit, not at its EndOfPartition, which may come after the task
+	// finished and sent EndOfData itself (timers fired then emitted data
+	// after the end of data). Every producer sends the final watermark
+	// before EndOfData, so normally this advances nothing.
+	if err := t.forwardValve(t.valve.End(ch)); err != nil {
+		return err
+	}
 	input := t.layout[ch].edge.StreamEdge.Input
 	t.eodPerInput[input]--
 	if t.eodPerInput[input] == 0 {

@@ -25,6 +25,11 @@ type Info interface {
 	// FanOut combines op.Output[T] values into one; none gives a discarding
 	// output.
 	FanOut(outs []any) (any, error)
+	// AlsoWatermarks wraps main, an op.Output[T], so that the watermarks
+	// its operator emits go on to also as well (the operator's side
+	// outputs, which carry its watermarks as Flink's do); records and
+	// batches go to main alone.
+	AlsoWatermarks(main any, also func(wm int64) error) (any, error)
 	// ChainInput adapts a chained operator, which implements op.Input[T],
 	// into the op.Output[T] of its predecessor. Watermarks go to the
 	// operator when it implements op.WatermarkInput, else to forward.
@@ -77,6 +82,43 @@ func (t *Of[T]) FanOut(outs []any) (any, error) {
 		return typed[0], nil
 	}
 	return fanOut[T](typed), nil
+}
+
+// AlsoWatermarks implements Info.
+func (t *Of[T]) AlsoWatermarks(main any, also func(wm int64) error) (any, error) {
+	m, ok := main.(op.Output[T])
+	if !ok {
+		return nil, fmt.Errorf("typeinfo: output %T is not an output of %s", main, t.name)
+	}
+	w := &alsoWatermarks[T]{Output: m, also: also}
+	if b, ok := main.(op.BatchOutput[T]); ok {
+		return &alsoWatermarksBatch[T]{alsoWatermarks: w, batch: b}, nil
+	}
+	return w, nil
+}
+
+// alsoWatermarks is an operator's main output whose watermarks also go to
+// its side outputs.
+type alsoWatermarks[T any] struct {
+	op.Output[T]
+	also func(wm int64) error
+}
+
+func (a *alsoWatermarks[T]) EmitWatermark(wm int64) error {
+	if err := a.Output.EmitWatermark(wm); err != nil {
+		return err
+	}
+	return a.also(wm)
+}
+
+// alsoWatermarksBatch is alsoWatermarks over an output that takes batches.
+type alsoWatermarksBatch[T any] struct {
+	*alsoWatermarks[T]
+	batch op.BatchOutput[T]
+}
+
+func (a *alsoWatermarksBatch[T]) CollectBatch(ts []int64, vs []T) error {
+	return a.batch.CollectBatch(ts, vs)
 }
 
 // ChainInput implements Info.

@@ -104,6 +104,10 @@ var errCollected = errors.New("weir: collected enough elements")
 // single collecting subtask receives them. Collect is an execution of s's
 // Env (see Env.Execute): it also runs the other sinks added since the last
 // execution, and a later one does not run this one's again.
+//
+// Each element is returned once, also when the job restarts: a restart
+// from a checkpoint drops the elements collected after it (the replay
+// collects them again), and one without checkpointing starts over.
 func Collect[T any](ctx context.Context, s DataStream[T]) ([]T, error) {
 	return collect(ctx, s, -1)
 }

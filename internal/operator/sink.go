@@ -2,6 +2,7 @@ package operator
 
 import (
 	"bufio"
+	"encoding/binary"
 	"fmt"
 	"io"
 	"os"
@@ -172,13 +173,50 @@ func NewCollectBuffer[T any](limit int, done func()) *CollectBuffer[T] {
 // Collect puts the elements into a buffer. It runs in the one collecting
 // subtask, so it needs no lock; the caller reads the buffer after the job
 // ended.
+//
+// The buffer holds each element once whatever restarts happen: a
+// checkpoint stores how many elements the buffer held at its barrier, and
+// a restarted attempt drops the elements after that count (none survive a
+// restart without a checkpoint), which the replay from the checkpoint
+// collects again.
 type Collect[T any] struct {
 	op.Base
 	buf *CollectBuffer[T]
 }
 
+// collectedState is the list state of a Collect sink: the number of
+// elements collected at the checkpoint.
+const collectedState = "collected"
+
 // NewCollect returns a collect sink filling buf.
 func NewCollect[T any](buf *CollectBuffer[T]) *Collect[T] { return &Collect[T]{buf: buf} }
+
+// Open drops the elements collected after the state the subtask starts
+// from. A count above the buffer's length comes from another execution
+// (a savepoint of an earlier run), whose elements that run collected: the
+// buffer stays as it is.
+func (c *Collect[T]) Open(ctx *op.Context) error {
+	n := 0
+	if entries := ctx.Restored.List(collectedState); len(entries) > 0 {
+		if len(entries) != 1 {
+			return fmt.Errorf("restore: corrupt %s state: %d entries, want 1", collectedState, len(entries))
+		}
+		v, k := binary.Varint(entries[0])
+		if k != len(entries[0]) || v < 0 {
+			return fmt.Errorf("restore: corrupt %s state %x", collectedState, entries[0])
+		}
+		n = int(min(v, int64(len(c.buf.Items))))
+	}
+	clear(c.buf.Items[n:])
+	c.buf.Items = c.buf.Items[:n]
+	return nil
+}
+
+// SnapshotState stores the number of elements collected so far.
+func (c *Collect[T]) SnapshotState(int64) (*op.Snapshot, error) {
+	n := binary.AppendVarint(nil, int64(len(c.buf.Items)))
+	return &op.Snapshot{Lists: []op.NamedList{{Name: collectedState, Mode: op.SplitList, Entries: [][]byte{n}}}}, nil
+}
 
 // ProcessElement implements op.Input.
 func (c *Collect[T]) ProcessElement(_ int64, v T) error {

@@ -1,6 +1,8 @@
 package queries
 
 import (
+	"fmt"
+
 	"github.com/weir-engine/weir"
 	"github.com/weir-engine/weir/bench/nexmark"
 	"github.com/weir-engine/weir/bench/nexmark/reference"
@@ -41,8 +43,7 @@ func Q0Of(events weir.DataStream[nexmark.Event]) weir.DataStream[reference.Q0Res
 // type of its own rather than a fold with a function field: the row then
 // stays in registers instead of being copied to call the function.
 type q0Discard struct {
-	sum reference.Q0Result
-	out weir.Collector[reference.Q0Result]
+	q0Sum
 }
 
 // FlatMap adds row to the subtask's result.
@@ -61,8 +62,7 @@ func (f *q0Discard) Finish() error { return finishQ0(f.out, f.sum) }
 // q0Total adds up the partial results of the q0Discard subtasks and emits
 // the total when the input ends.
 type q0Total struct {
-	sum reference.Q0Result
-	out weir.Collector[reference.Q0Result]
+	q0Sum
 }
 
 // FlatMap adds one subtask's partial result.
@@ -75,11 +75,43 @@ func (f *q0Total) FlatMap(part reference.Q0Result, out weir.Collector[reference.
 // Finish emits the total.
 func (f *q0Total) Finish() error { return finishQ0(f.out, f.sum) }
 
-// finishQ0 emits sum through out, unless out is nil: the subtask saw no
-// input.
+// q0Sum is the partial result of a q0 stage's subtask, and the collector
+// it emits through at the end (a function's Finish has none of its own).
+// The sum is operator state, so that a job restored from a checkpoint
+// counts every bid once.
+type q0Sum struct {
+	sum   reference.Q0Result
+	out   weir.Collector[reference.Q0Result]
+	state weir.ListState[reference.Q0Result]
+}
+
+// InitializeState registers the sum's state and adds up what was
+// restored to this subtask.
+func (q *q0Sum) InitializeState(ctx *weir.StateInitializationContext) (err error) {
+	if q.state, err = weir.GetOperatorListState[reference.Q0Result](ctx, "q0-sum"); err != nil {
+		return err
+	}
+	for _, part := range q.state.Get() {
+		q.sum = q.sum.Add(part)
+	}
+	return nil
+}
+
+// SnapshotState stores the sum.
+func (q *q0Sum) SnapshotState(weir.StateSnapshotContext) error {
+	q.state.Update([]reference.Q0Result{q.sum})
+	return nil
+}
+
+// finishQ0 emits sum through out, unless the subtask saw no input. A
+// restored sum with no input since has no collector to go through: that
+// fails rather than lose the sum.
 func finishQ0(out weir.Collector[reference.Q0Result], sum reference.Q0Result) error {
-	if out != nil {
+	switch {
+	case out != nil:
 		out.Collect(sum)
+	case sum != reference.Q0Result{}:
+		return fmt.Errorf("q0: a subtask restored a partial result of %d bids and had no input since to emit it through", sum.Bids)
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package queries
 
 import (
 	"context"
+	"fmt"
 	"iter"
 	"reflect"
 	"slices"
@@ -114,10 +115,19 @@ func TestQueriesMatchReference(t *testing.T) {
 						t.Fatal(err)
 					}
 					if !reflect.DeepEqual(got, want) {
-						t.Fatalf("got %d rows, want %d:\ngot  %.600v\nwant %.600v", reflect.ValueOf(got).Len(), reflect.ValueOf(want).Len(), got, want)
+						t.Fatalf("got %d rows, want %d:\ngot  %s\nwant %s", reflect.ValueOf(got).Len(), reflect.ValueOf(want).Len(), head(got), head(want))
 					}
 				})
 			}
 		}
 	}
+}
+
+// head is the start of v's printed form, for failure messages.
+func head(v any) string {
+	s := fmt.Sprint(v)
+	if len(s) > 600 {
+		return s[:600] + "..."
+	}
+	return s
 }

@@ -258,12 +258,21 @@ func (t *Task) Run(ctx context.Context, running func()) (err error) {
 
 // runFinished is the life of a subtask that finished before the checkpoint
 // it is restored from: its inputs, which must be finished too, end; it ends
-// its outputs.
+// its outputs as a finishing subtask does, with the final watermark and
+// then EndOfData (FLIP-147: a consumer restored before it had taken the
+// final watermark still fires its event-time timers).
 func (t *Task) runFinished(running func()) error {
 	if running != nil {
 		running()
 	}
 	t.finishedOps = true
+	for _, w := range t.writers {
+		if e, ok := w.(watermarkEmitter); ok {
+			if err := e.EmitWatermark(op.MaxWatermark); err != nil {
+				return fmt.Errorf("task %s: %w", t.Name(), err)
+			}
+		}
+	}
 	if err := t.broadcast(network.EndOfData{}); err != nil {
 		return err
 	}

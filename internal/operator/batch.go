@@ -17,8 +17,9 @@ import "github.com/weir-engine/weir/internal/op"
 // maxBatch bounds the results a flat map buffers before it passes them on.
 const maxBatch = 1024
 
-// tsAt is the timestamp of record i of a batch whose timestamps are ts.
-func tsAt(ts []int64, i int) int64 {
+// TimestampAt is the timestamp of record i of a batch whose timestamps are
+// ts (nil: the records have none).
+func TimestampAt(ts []int64, i int) int64 {
 	if ts == nil {
 		return op.NoTimestamp
 	}

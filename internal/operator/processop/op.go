@@ -140,6 +140,21 @@ func (c *core[R]) SnapshotState(id int64) (*op.Snapshot, error) {
 	return c.state.SnapshotState(id)
 }
 
+// CollectBatch implements op.BatchOutput: the function runs over the
+// batch in a loop, one call per element as ProcessElement makes it.
+func (o *Op[T, R]) CollectBatch(ts []int64, vs []T) error {
+	for i, v := range vs {
+		o.ctx.TS = operator.TimestampAt(ts, i)
+		if err := o.fn(&o.ctx, v); err != nil {
+			return err
+		}
+		if err := o.ctx.TakeErr(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // ProcessElement implements op.Input.
 func (o *Op[T, R]) ProcessElement(ts int64, v T) error {
 	o.ctx.TS = ts

@@ -1,7 +1,7 @@
 package queries
 
 import (
-	"fmt"
+	"math"
 
 	"github.com/weir-engine/weir"
 	"github.com/weir-engine/weir/bench/nexmark"
@@ -32,56 +32,47 @@ func Q0Of(events weir.DataStream[nexmark.Event]) weir.DataStream[reference.Q0Res
 		}
 		return nil
 	}).Name("q0-bids")
-	parts := weir.FlatMapWith(bids, weir.FlatMapFunction[reference.Q0Row, reference.Q0Result](&q0Discard{})).Name("q0-discard")
-	return weir.FlatMapWith(parts.Global(), weir.FlatMapFunction[reference.Q0Result, reference.Q0Result](&q0Total{})).
+	parts := weir.ProcessStream(bids, weir.ProcessFunction[reference.Q0Row, reference.Q0Result](&q0Discard{})).Name("q0-discard")
+	return weir.ProcessStream(parts.Global(), weir.ProcessFunction[reference.Q0Result, reference.Q0Result](&q0Total{})).
 		Name("q0-total").SetParallelism(1)
 }
 
 // q0Discard is q0's discarding sink: it counts and checksums its subtask's
-// rows and emits that one partial result when the input ends (Finish may
-// still emit, as FLIP-147 defines), unless the subtask saw no row. It is a
-// type of its own rather than a fold with a function field: the row then
-// stays in registers instead of being copied to call the function.
+// rows and emits that one partial result at the end of the input (the final
+// watermark), unless the subtask saw no row. It is a type of its own
+// rather than a fold with a function field: the row then stays in
+// registers instead of being copied to call the function.
 type q0Discard struct {
 	q0Sum
 }
 
-// FlatMap adds row to the subtask's result.
-func (f *q0Discard) FlatMap(row reference.Q0Row, out weir.Collector[reference.Q0Result]) error {
+// ProcessElement adds row to the subtask's result.
+func (f *q0Discard) ProcessElement(_ *weir.ProcessContext[reference.Q0Result], row reference.Q0Row) error {
 	f.sum.Bids++
 	f.sum.Checksum += row.Checksum()
-	if f.out == nil {
-		f.out = out
-	}
 	return nil
 }
 
-// Finish emits the subtask's result.
-func (f *q0Discard) Finish() error { return finishQ0(f.out, f.sum) }
-
 // q0Total adds up the partial results of the q0Discard subtasks and emits
-// the total when the input ends.
+// the total at the end of the input.
 type q0Total struct {
 	q0Sum
 }
 
-// FlatMap adds one subtask's partial result.
-func (f *q0Total) FlatMap(part reference.Q0Result, out weir.Collector[reference.Q0Result]) error {
+// ProcessElement adds one subtask's partial result.
+func (f *q0Total) ProcessElement(_ *weir.ProcessContext[reference.Q0Result], part reference.Q0Result) error {
 	f.sum = f.sum.Add(part)
-	f.out = out
 	return nil
 }
 
-// Finish emits the total.
-func (f *q0Total) Finish() error { return finishQ0(f.out, f.sum) }
-
-// q0Sum is the partial result of a q0 stage's subtask, and the collector
-// it emits through at the end (a function's Finish has none of its own).
-// The sum is operator state, so that a job restored from a checkpoint
-// counts every bid once.
+// q0Sum is the partial result of a q0 stage's subtask. It is operator
+// state, so that a job restored from a checkpoint counts every bid once,
+// and it is emitted at the final watermark, which a restored subtask gets
+// too (a function's Finish has no collector). Emitting resets it: what was
+// sent is the next stage's, and a final watermark seen again after a
+// restore sends nothing twice.
 type q0Sum struct {
 	sum   reference.Q0Result
-	out   weir.Collector[reference.Q0Result]
 	state weir.ListState[reference.Q0Result]
 }
 
@@ -103,15 +94,11 @@ func (q *q0Sum) SnapshotState(weir.StateSnapshotContext) error {
 	return nil
 }
 
-// finishQ0 emits sum through out, unless the subtask saw no input. A
-// restored sum with no input since has no collector to go through: that
-// fails rather than lose the sum.
-func finishQ0(out weir.Collector[reference.Q0Result], sum reference.Q0Result) error {
-	switch {
-	case out != nil:
-		out.Collect(sum)
-	case sum != reference.Q0Result{}:
-		return fmt.Errorf("q0: a subtask restored a partial result of %d bids and had no input since to emit it through", sum.Bids)
+// OnWatermark emits the sum at the end of the input, unless it is empty.
+func (q *q0Sum) OnWatermark(ctx *weir.ProcessContext[reference.Q0Result], wm int64) error {
+	if wm == math.MaxInt64 && q.sum != (reference.Q0Result{}) {
+		ctx.Collect(q.sum)
+		q.sum = reference.Q0Result{}
 	}
 	return nil
 }

@@ -51,6 +51,24 @@ type browser struct {
 // newBrowser starts Chromium for t; it is stopped when t ends.
 func newBrowser(t *testing.T) *browser {
 	t.Helper()
+	// Chromium exits at start now and then on a loaded machine, before it
+	// says where DevTools listen ("chrome failed to start", with nothing
+	// in its output but the usual warnings): one more try, then fail.
+	var err error
+	for try := 1; try <= 2; try++ {
+		var b *browser
+		if b, err = startBrowser(t); err == nil {
+			return b
+		}
+		t.Logf("start chromium, try %d: %v", try, err)
+	}
+	t.Fatalf("start chromium: %v", err)
+	return nil
+}
+
+// startBrowser starts a headless Chromium with one tab, stopped when the
+// test ends.
+func startBrowser(t *testing.T) (*browser, error) {
 	exe := chromiumPath(t)
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(exe), chromedp.NoSandbox, chromedp.DisableGPU,
@@ -65,9 +83,9 @@ func newBrowser(t *testing.T) *browser {
 	t.Cleanup(cancelAlloc)
 	t.Cleanup(cancelTab)
 	if err := chromedp.Do(tab); err != nil {
-		t.Fatalf("start chromium: %v", err)
+		return nil, err
 	}
-	return &browser{t: t, ctx: tab}
+	return &browser{t: t, ctx: tab}, nil
 }
 
 // do runs steps in the tab; what failed names the step.

@@ -24,6 +24,7 @@ func allocs[T any](t *testing.T, v T) (enc, dec float64) {
 // TestAllocs pins the allocation budget of the hot path: nothing to encode,
 // and only what the decoded value itself needs to decode.
 func TestAllocs(t *testing.T) {
+	skipUnderRace(t)
 	check := func(name string, enc, dec, wantEnc, wantDec float64) {
 		t.Helper()
 		if enc != wantEnc || dec != wantDec {
@@ -57,6 +58,7 @@ func TestAllocs(t *testing.T) {
 // flat (scalars, strings, structs and arrays of them), and one heap copy per
 // call otherwise.
 func TestAllocsWithoutSlot(t *testing.T) {
+	skipUnderRace(t)
 	cases := []struct {
 		name             string
 		allocs           func(t *testing.T) (enc, dec float64)
@@ -90,5 +92,14 @@ func directAllocs[T any](v T) func(t *testing.T) (float64, float64) {
 			}
 		})
 		return enc, dec
+	}
+}
+
+// skipUnderRace skips an allocation budget under the race detector (see
+// raceEnabled).
+func skipUnderRace(t *testing.T) {
+	t.Helper()
+	if raceEnabled {
+		t.Skip("allocation budgets are checked without -race")
 	}
 }

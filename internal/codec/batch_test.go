@@ -51,6 +51,7 @@ func TestBatchDecoderMatchesDecode(t *testing.T) {
 // TestBatchDecoderAllocs: a batch of records with strings costs one
 // allocation for all its strings, where Decode costs one per string field.
 func TestBatchDecoderAllocs(t *testing.T) {
+	skipUnderRace(t)
 	cases := []struct {
 		name         string
 		decode       func(t *testing.T) (batch, perValue float64)

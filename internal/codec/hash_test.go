@@ -185,6 +185,7 @@ func TestKeyHasherBadKeys(t *testing.T) {
 func errOf[T any](_ T, err error) error { return err }
 
 func TestKeyHasherAllocs(t *testing.T) {
+	skipUnderRace(t)
 	str, i64, comp := mustHasher[string](t), mustHasher[int64](t), mustHasher[FloatKey](t)
 	s, k := "some-key", FloatKey{1, "abc", 2}
 	var sink uint32

@@ -17,7 +17,7 @@ import (
 // keyBy, each subtask counts its bids per auction and slide-long pane and
 // sends the partial counts at each watermark (q5LocalCount), and the keyed
 // windows add them up; each subtask of those keeps per window only its rows
-// with the highest count (q5LocalTop), so the stage keyed by window gets a
+// with the highest count (localTop), so the stage keyed by window gets a
 // few rows per window, not one per auction. Half of all bids are on the hot auction (see
 // nexmark.Config.HotAuctionRatio): keyed by auction straight away, its
 // subtask received three quarters of the bids at parallelism 2.
@@ -33,9 +33,7 @@ func Q5Of(events weir.DataStream[nexmark.Event]) weir.DataStream[reference.Q5Row
 	counts := weir.WindowAggregateWith(windows, sumAgg{}, func(auction int64, w weir.TimeWindow, n int64) (reference.Q5Row, error) {
 		return reference.Q5Row{WindowStart: w.Start, Auction: auction, Count: n}, nil
 	}).Name("q5-count")
-	tops := weir.ProcessStream(counts, weir.ProcessFunction[reference.Q5Row, reference.Q5Row](&q5LocalTop{})).Name("q5-local-max")
-	return weir.Process(weir.KeyBy(tops, func(r reference.Q5Row) int64 { return r.WindowStart }),
-		weir.KeyedProcessFunction[int64, reference.Q5Row, reference.Q5Row](&hottest{})).Name("q5-max")
+	return twoPhaseTop(counts, q5Top, "q5")
 }
 
 // q5Partial is the number of bids one subtask saw on Auction in the pane
@@ -127,63 +125,6 @@ func (f *q5LocalCount) OnWatermark(ctx *weir.ProcessContext[q5Partial], _ int64)
 	return nil
 }
 
-// q5LocalTop keeps, per window, the rows of its subtask with the highest
-// count and emits them at the watermark that closed the window: the window
-// stage chained before it emits a window's counts when the watermark passes
-// the window's end, before it forwards that watermark. Each auction's count
-// is complete in one subtask, so the window's maximum and every auction
-// with it are among the subtasks' local maxima. Nothing is held between
-// two watermarks, so there is no state to checkpoint.
-//
-// The window stage emits one window's rows one after the other (all of
-// its keys' timers are at the window's end), so the rows of the window of
-// the last row are kept apart from the map, which a row of another window
-// only is looked up in.
-type q5LocalTop struct {
-	top     map[int64][]reference.Q5Row // window start -> rows with its highest count
-	start   int64                       // the window of rows, if has
-	rows    []reference.Q5Row
-	hasRows bool
-}
-
-// ProcessElement keeps r if its count is at least its window's best so far.
-func (f *q5LocalTop) ProcessElement(_ *weir.ProcessContext[reference.Q5Row], r reference.Q5Row) error {
-	if !f.hasRows || f.start != r.WindowStart {
-		f.park()
-		if f.top == nil {
-			f.top = map[int64][]reference.Q5Row{}
-		}
-		f.start, f.rows, f.hasRows = r.WindowStart, f.top[r.WindowStart], true
-	}
-	switch top := f.rows; {
-	case len(top) == 0 || r.Count > top[0].Count:
-		f.rows = append(top[:0], r)
-	case r.Count == top[0].Count:
-		f.rows = append(top, r)
-	}
-	return nil
-}
-
-// park puts the rows of the last row's window back in the map.
-func (f *q5LocalTop) park() {
-	if f.hasRows {
-		f.top[f.start] = f.rows
-		f.rows, f.hasRows = nil, false
-	}
-}
-
-// OnWatermark emits the windows' best rows and forgets them.
-func (f *q5LocalTop) OnWatermark(ctx *weir.ProcessContext[reference.Q5Row], _ int64) error {
-	f.park()
-	for start, rows := range f.top {
-		for _, r := range rows {
-			ctx.CollectWithTimestamp(r, start+reference.WindowSize-1)
-		}
-	}
-	clear(f.top)
-	return nil
-}
-
 // sumAgg adds up partial counts; its sums merge (Flink's AggregateFunction
 // has merge), which lets the sliding windows add each partial count once,
 // to its slice.
@@ -194,38 +135,8 @@ func (sumAgg) Add(p q5Partial, n int64) (int64, error) { return n + p.Count, nil
 func (sumAgg) GetResult(n int64) (int64, error)        { return n, nil }
 func (sumAgg) Merge(a, b int64) (int64, error)         { return a + b, nil }
 
-// hottest keeps, per window start, the rows with the highest count and
-// emits them at the window's end.
-type hottest struct {
-	top weir.ListState[reference.Q5Row]
-}
-
-// Open registers the state.
-func (f *hottest) Open(rc *weir.KeyedRuntimeContext[int64]) (err error) {
-	f.top, err = weir.GetListState[reference.Q5Row](rc, "top")
-	return err
-}
-
-// ProcessElement keeps r if its count is at least the best so far.
-func (f *hottest) ProcessElement(ctx *weir.KeyedContext[int64, reference.Q5Row], r reference.Q5Row) error {
-	top := f.top.Get()
-	switch {
-	case len(top) == 0:
-		ctx.TimerService().RegisterEventTimeTimer(r.WindowStart + reference.WindowSize - 1)
-		f.top.Add(r)
-	case r.Count > top[0].Count:
-		f.top.Update([]reference.Q5Row{r})
-	case r.Count == top[0].Count:
-		f.top.Add(r)
-	}
-	return nil
-}
-
-// OnTimer emits the window's hottest auctions.
-func (f *hottest) OnTimer(ctx *weir.KeyedContext[int64, reference.Q5Row], _ int64) error {
-	for _, r := range f.top.Get() {
-		ctx.Collect(r)
-	}
-	f.top.Clear()
-	return nil
+// q5Top ranks Q5's rows per window by count.
+var q5Top = topOf[reference.Q5Row]{
+	window: func(r reference.Q5Row) int64 { return r.WindowStart },
+	rank:   func(r reference.Q5Row) int64 { return r.Count },
 }

@@ -36,6 +36,10 @@ type SourceOptions struct {
 	// it instead of every 200ms: costly, but it makes timers and windows fire
 	// throughout a short test run rather than all at its end.
 	PerElementWatermarks bool
+	// WatermarkInterval, when positive, replaces the 200ms between periodic
+	// watermarks; a long one leaves the final watermark alone to close the
+	// windows.
+	WatermarkInterval time.Duration
 }
 
 // Source is cfg's event stream with event timestamps and watermarks.
@@ -67,6 +71,9 @@ func Source(env *weir.Env, cfg nexmark.Config, opts SourceOptions) weir.DataStre
 	})
 	w := weir.BoundedOutOfOrderness(OutOfOrderness(cfg), EventTime)
 	w.PerElement = opts.PerElementWatermarks
+	if opts.WatermarkInterval > 0 {
+		w.Interval = opts.WatermarkInterval
+	}
 	return weir.AssignTimestampsAndWatermarks(events, w)
 }
 

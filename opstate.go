@@ -9,7 +9,8 @@ import (
 )
 
 // CheckpointedFunction is implemented by a function of a non-keyed
-// operator (Map, FlatMap, Filter, Process) that keeps operator state:
+// operator (Map, FlatMap, Filter, Process, ProcessStream, a sink of
+// AddSinkWith) that keeps operator state:
 // state of the subtask, not of a key (Flink's CheckpointedFunction).
 //
 // InitializeState is called when the subtask starts, before Open, also

@@ -28,7 +28,8 @@ func (k DataStreamSink) SetParallelism(n int) DataStreamSink { k.s.SetParallelis
 func (k DataStreamSink) DisableChaining() DataStreamSink { k.s.DisableChaining(); return k }
 
 // SinkFunction writes elements somewhere; it may implement Opener,
-// Finisher (flush there) and Closer.
+// Finisher (flush there) and Closer, and CheckpointedFunction to keep
+// operator state across restarts.
 type SinkFunction[T any] interface {
 	Invoke(v T) error
 }
@@ -53,6 +54,9 @@ func AddSinkWith[T any](s DataStream[T], fn SinkFunction[T]) DataStreamSink {
 	acc := s.env.accumulators
 	return addSink(s, "Sink", func(any) (any, error) {
 		fn := instance(fn)
+		if h, ok := statefulHooks(fn, acc); ok {
+			return operator.NewStatefulSinkOf[T](fn, h), nil
+		}
 		return operator.NewSinkOf[T](fn, udf{fn, acc}), nil
 	})
 }

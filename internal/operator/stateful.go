@@ -31,6 +31,11 @@ type (
 		*Filter[T]
 		state op.Snapshotter
 	}
+	// StatefulSink is a Sink whose function has operator state.
+	StatefulSink[T any] struct {
+		*Sink[T]
+		state op.Snapshotter
+	}
 )
 
 // NewStatefulMap returns a map of fn with operator state.
@@ -46,6 +51,16 @@ func NewStatefulFlatMap[T, R any](fn func(T, Collector[R]) error, hooks Stateful
 // NewStatefulFilter returns a filter of fn with operator state.
 func NewStatefulFilter[T any](fn func(T) (bool, error), hooks StatefulHooks, out op.Output[T]) *StatefulFilter[T] {
 	return &StatefulFilter[T]{Filter: NewFilter(fn, hooks, out), state: hooks}
+}
+
+// NewStatefulSinkOf returns a sink of inv.Invoke with operator state.
+func NewStatefulSinkOf[T any](inv Invoker[T], hooks StatefulHooks) *StatefulSink[T] {
+	return &StatefulSink[T]{Sink: NewSinkOf(inv, hooks), state: hooks}
+}
+
+// SnapshotState implements op.Snapshotter.
+func (k *StatefulSink[T]) SnapshotState(id int64) (*op.Snapshot, error) {
+	return k.state.SnapshotState(id)
 }
 
 // SnapshotState implements op.Snapshotter.

@@ -21,7 +21,7 @@
 // A job builder cannot run code after Execute, so the line comes from the
 // job itself: each subtask of the query's last stage counts its results in
 // a chained stage (also in the job-wide counter "nexmark-results", reported
-// in Result.Accumulators) and sends its count, once its input ends, to a
+// in Result.Accumulators) and sends its count, at the end of its input, to a
 // sink of parallelism 1, which notes the wall clock when it opens, adds up
 // the counts and prints the line in its Finish hook, called once all input
 // has been processed. D is therefore the time from the sink's start, which is when
@@ -32,6 +32,7 @@ package nexmark
 import (
 	"fmt"
 	"io"
+	"math"
 	"sort"
 	"time"
 
@@ -124,20 +125,36 @@ type report struct {
 // reporting sink of parallelism 1 that adds up the counts and reports r.
 // Counting is two-phase, as Flink pre-aggregates locally before a global
 // step: a chained stage at the query's parallelism counts its subtask's
-// results and sends one count when its input ends, so a query whose results
-// are as many as its events (q1 emits one row per bid) does not ship every
-// result to a single subtask.
+// results and sends one count at the end of its input (the final
+// watermark), so a query whose results are as many as its events (q1 emits
+// one row per bid) does not ship every result to a single subtask. Both
+// counts are operator state: a job restored from a checkpoint counts every
+// result once.
 func countInto[R any](s weir.DataStream[R], r *report) {
-	counts := weir.FlatMapWith(s, weir.FlatMapFunction[R, int64](&localCount[R]{})).Name("nexmark-local-count")
+	counts := weir.ProcessStream(s, weir.ProcessFunction[R, int64](&localCount[R]{})).Name("nexmark-local-count")
 	weir.AddSinkWith[int64](counts.Global(), &countSink{report: *r}).Name("nexmark-count").SetParallelism(1)
 }
 
-// localCount counts its subtask's results (also in the job-wide counter
-// ResultsCounter) and emits the count when its input ends.
+// localCount counts its subtask's results and emits the count at the end
+// of its input, adding it to the job-wide counter ResultsCounter. Emitting
+// resets the count: what was sent is the sink's, and a final watermark
+// seen again after a restore sends nothing twice.
 type localCount[R any] struct {
 	n       int64
 	counter *weir.Counter
-	out     weir.Collector[int64]
+	state   weir.ListState[int64]
+}
+
+// InitializeState restores the count a checkpoint held.
+func (c *localCount[R]) InitializeState(ctx *weir.StateInitializationContext) (err error) {
+	c.n, c.state, err = restoreCount(ctx, "nexmark-local-count")
+	return err
+}
+
+// SnapshotState stores the count.
+func (c *localCount[R]) SnapshotState(weir.StateSnapshotContext) error {
+	c.state.Update([]int64{c.n})
+	return nil
 }
 
 // Open registers the counter.
@@ -146,25 +163,54 @@ func (c *localCount[R]) Open(rc *weir.RuntimeContext) error {
 	return nil
 }
 
-// FlatMap counts one result.
-func (c *localCount[R]) FlatMap(_ R, out weir.Collector[int64]) error {
+// ProcessElement counts one result.
+func (c *localCount[R]) ProcessElement(*weir.ProcessContext[int64], R) error {
 	c.n++
-	c.out = out
 	return nil
 }
 
-// Finish adds the subtask's count to the counter and emits it.
-func (c *localCount[R]) Finish() error {
-	c.counter.Add(c.n)
-	if c.out != nil {
-		c.out.Collect(c.n)
+// OnWatermark emits the count at the end of the input.
+func (c *localCount[R]) OnWatermark(ctx *weir.ProcessContext[int64], wm int64) error {
+	if wm == math.MaxInt64 && c.n > 0 {
+		c.counter.Add(c.n)
+		ctx.Collect(c.n)
+		c.n = 0
 	}
 	return nil
 }
 
-// countSink adds up the subtasks' counts and prints the report line in
-// Finish.
-type countSink struct{ report }
+// restoreCount registers the operator list state name and adds up what it
+// restored to this subtask.
+func restoreCount(ctx *weir.StateInitializationContext, name string) (int64, weir.ListState[int64], error) {
+	st, err := weir.GetOperatorListState[int64](ctx, name)
+	if err != nil {
+		return 0, nil, err
+	}
+	var n int64
+	for _, v := range st.Get() {
+		n += v
+	}
+	return n, st, nil
+}
+
+// countSink adds up the subtasks' counts, kept as operator state, and
+// prints the report line in Finish.
+type countSink struct {
+	report
+	state weir.ListState[int64]
+}
+
+// InitializeState restores the total a checkpoint held.
+func (c *countSink) InitializeState(ctx *weir.StateInitializationContext) (err error) {
+	c.results, c.state, err = restoreCount(ctx, "nexmark-count")
+	return err
+}
+
+// SnapshotState stores the total.
+func (c *countSink) SnapshotState(weir.StateSnapshotContext) error {
+	c.state.Update([]int64{c.results})
+	return nil
+}
 
 // Open starts the clock.
 func (c *countSink) Open(*weir.RuntimeContext) error {

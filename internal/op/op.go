@@ -37,6 +37,15 @@ type BatchOutput[T any] interface {
 	CollectBatch(ts []int64, vs []T) error
 }
 
+// TimestampAt is the timestamp of record i of a batch whose timestamps are
+// ts (nil: the records have none).
+func TimestampAt(ts []int64, i int) int64 {
+	if ts == nil {
+		return NoTimestamp
+	}
+	return ts[i]
+}
+
 // Input is the typed input of an operator.
 type Input[T any] interface {
 	ProcessElement(ts int64, v T) error

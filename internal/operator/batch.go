@@ -17,15 +17,6 @@ import "github.com/weir-engine/weir/internal/op"
 // maxBatch bounds the results a flat map buffers before it passes them on.
 const maxBatch = 1024
 
-// TimestampAt is the timestamp of record i of a batch whose timestamps are
-// ts (nil: the records have none).
-func TimestampAt(ts []int64, i int) int64 {
-	if ts == nil {
-		return op.NoTimestamp
-	}
-	return ts[i]
-}
-
 // tsPrefix is the timestamps of the first n records of a batch.
 func tsPrefix(ts []int64, n int) []int64 {
 	if ts == nil {

@@ -39,7 +39,7 @@ type batchRecorder struct{ recorder }
 func (r *batchRecorder) CollectBatch(ts []int64, vs []int64) error {
 	r.batches++
 	for i, v := range vs {
-		r.events = append(r.events, event{ts: TimestampAt(ts, i), v: v})
+		r.events = append(r.events, event{ts: op.TimestampAt(ts, i), v: v})
 	}
 	return nil
 }
@@ -142,7 +142,7 @@ func feed(head *Map[int64, int64], s step, batch bool) error {
 		return head.CollectBatch(slices.Clone(s.ts), slices.Clone(s.records))
 	}
 	for i, v := range s.records {
-		if err := head.Collect(TimestampAt(s.ts, i), v); err != nil {
+		if err := head.Collect(op.TimestampAt(s.ts, i), v); err != nil {
 			return err
 		}
 	}

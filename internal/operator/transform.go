@@ -35,7 +35,7 @@ func NewMap[T, R any](fn func(T) (R, error), hooks Hooks, out op.Output[R]) *Map
 func (m *Map[T, R]) CollectBatch(ts []int64, vs []T) error {
 	if m.batch == nil {
 		for i, v := range vs {
-			if err := m.Collect(TimestampAt(ts, i), v); err != nil {
+			if err := m.Collect(op.TimestampAt(ts, i), v); err != nil {
 				return err
 			}
 		}
@@ -110,7 +110,7 @@ func NewFilter[T any](fn func(T) (bool, error), hooks Hooks, out op.Output[T]) *
 func (f *Filter[T]) CollectBatch(ts []int64, vs []T) error {
 	if f.batch == nil {
 		for i, v := range vs {
-			if err := f.Collect(TimestampAt(ts, i), v); err != nil {
+			if err := f.Collect(op.TimestampAt(ts, i), v); err != nil {
 				return err
 			}
 		}
@@ -186,7 +186,7 @@ func (f *FlatMap[T, R]) CollectBatch(ts []int64, vs []T) error {
 	c := &f.out
 	if c.batch == nil {
 		for i, v := range vs {
-			if err := f.Collect(TimestampAt(ts, i), v); err != nil {
+			if err := f.Collect(op.TimestampAt(ts, i), v); err != nil {
 				return err
 			}
 		}
@@ -194,7 +194,7 @@ func (f *FlatMap[T, R]) CollectBatch(ts []int64, vs []T) error {
 	}
 	c.buffering, c.withTS = true, ts != nil
 	for i, v := range vs {
-		c.ts = TimestampAt(ts, i)
+		c.ts = op.TimestampAt(ts, i)
 		if err := f.fn(v, c); err != nil {
 			// What it emitted before goes on first.
 			c.flush()

@@ -81,7 +81,7 @@ func (t *Of[T]) FanOut(outs []any) (any, error) {
 	case 1:
 		return typed[0], nil
 	}
-	return fanOut[T](typed), nil
+	return newFanOut(typed), nil
 }
 
 // AlsoWatermarks implements Info.
@@ -196,7 +196,68 @@ func selector[T any](p graph.Partitioner, n, maxParallelism, subtask int) (netwo
 	return nil, fmt.Errorf("typeinfo: unsupported partitioner %v", p.Kind)
 }
 
+// fanOut sends every record and watermark to each of its outputs in turn.
 type fanOut[T any] []op.Output[T]
+
+// newFanOut is the fan-out to outs; it takes batches when one of them
+// does.
+func newFanOut[T any](outs []op.Output[T]) op.Output[T] {
+	f := &fanOutBatch[T]{fanOut: outs, batch: make([]op.BatchOutput[T], len(outs))}
+	takes := false
+	for i, o := range outs {
+		if b, ok := o.(op.BatchOutput[T]); ok {
+			f.batch[i], takes = b, true
+		}
+	}
+	if !takes {
+		return f.fanOut
+	}
+	return f
+}
+
+// fanOutBatch is a fanOut that hands a batch to each output in turn: an
+// output that takes batches gets it whole, the others a record at a time.
+// Every output sees the records in their order; only the interleaving of
+// the outputs changes, which nothing between the records (no watermark,
+// barrier or timer comes inside a batch) can observe. A callee may
+// overwrite the slices it gets (op.BatchOutput), so every output but the
+// last gets a copy.
+type fanOutBatch[T any] struct {
+	fanOut[T]
+	batch []op.BatchOutput[T] // batch[i] is fanOut[i] if it takes batches, else nil
+	ts    []int64             // scratch copies
+	vs    []T
+}
+
+func (f *fanOutBatch[T]) CollectBatch(ts []int64, vs []T) error {
+	last := len(f.fanOut) - 1
+	for i, o := range f.fanOut {
+		b := f.batch[i]
+		if b == nil {
+			for j, v := range vs {
+				if err := o.Collect(op.TimestampAt(ts, j), v); err != nil {
+					return err
+				}
+			}
+			continue
+		}
+		if i == last {
+			return b.CollectBatch(ts, vs)
+		}
+		f.vs = append(f.vs[:0], vs...)
+		cts := ts
+		if ts != nil {
+			f.ts = append(f.ts[:0], ts...)
+			cts = f.ts
+		}
+		err := b.CollectBatch(cts, f.vs)
+		clear(f.vs) // drop the references the copy holds
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
 
 func (f fanOut[T]) Collect(ts int64, v T) error {
 	for _, o := range f {

@@ -144,7 +144,7 @@ func (c *core[R]) SnapshotState(id int64) (*op.Snapshot, error) {
 // batch in a loop, one call per element as ProcessElement makes it.
 func (o *Op[T, R]) CollectBatch(ts []int64, vs []T) error {
 	for i, v := range vs {
-		o.ctx.TS = operator.TimestampAt(ts, i)
+		o.ctx.TS = op.TimestampAt(ts, i)
 		if err := o.fn(&o.ctx, v); err != nil {
 			return err
 		}

@@ -34,6 +34,15 @@ type Output[T any] interface {
 // one Collect at a time, so the observable order is that of Collect calls.
 type BatchOutput[T any] interface {
 	Output[T]
+	BatchInput[T]
+}
+
+// BatchInput is the batch half of BatchOutput: an operator that takes its
+// input a batch at a time on the terms of BatchOutput, also when it is not
+// its predecessor's output directly (it handles watermarks itself, as a
+// process function's operator does, so the chain calls it through an
+// adapter).
+type BatchInput[T any] interface {
 	CollectBatch(ts []int64, vs []T) error
 }
 

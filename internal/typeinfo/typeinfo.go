@@ -139,7 +139,7 @@ func (t *Of[T]) ChainInput(target any, forward func(wm int64) error, attr func(e
 	if w, ok := target.(op.WatermarkInput); ok {
 		c.watermark = w.ProcessWatermark
 	}
-	if b, ok := target.(op.BatchOutput[T]); ok {
+	if b, ok := target.(op.BatchInput[T]); ok {
 		return &chainedBatch[T]{chained: c, batch: b}, nil
 	}
 	return c, nil
@@ -307,11 +307,11 @@ func (c *chained[T]) EmitWatermark(wm int64) error {
 }
 
 // chainedBatch is chained for an operator that takes batches
-// (op.BatchOutput) but cannot be its predecessor's output directly, as it
-// handles watermarks itself (the timestamp assigner).
+// (op.BatchInput) but cannot be its predecessor's output directly, as it
+// handles watermarks itself (the timestamp assigner, a process function).
 type chainedBatch[T any] struct {
 	*chained[T]
-	batch op.BatchOutput[T]
+	batch op.BatchInput[T]
 }
 
 func (c *chainedBatch[T]) CollectBatch(ts []int64, vs []T) error {

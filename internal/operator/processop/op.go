@@ -96,6 +96,10 @@ type Op[T, R any] struct {
 	fn func(*Context[R], T) error
 }
 
+// An Op takes batches from a chain although it is not an op.Output (it
+// handles watermarks itself): the chain's adapter hands them on.
+var _ op.BatchInput[int] = (*Op[int, int])(nil)
+
 // New returns the process operator of fn emitting to out; hooks may be
 // nil, and when they are operator.StatefulHooks the operator snapshots
 // their operator state.

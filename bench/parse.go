@@ -54,7 +54,7 @@ func parseBench(out string) ([]Result, string) {
 		case strings.HasPrefix(line, "pkg: "):
 			pkg = strings.TrimPrefix(line, "pkg: ")
 		case strings.HasPrefix(line, "cpu: "):
-			cpu = strings.TrimPrefix(line, "cpu: ")
+			cpu = strings.TrimSpace(strings.TrimPrefix(line, "cpu: "))
 		case strings.HasPrefix(line, "Benchmark"):
 			f := strings.Fields(line)
 			if len(f) < 4 || len(f)%2 != 0 {

@@ -2,7 +2,6 @@ package weir_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"sync/atomic"
@@ -10,36 +9,8 @@ import (
 	"time"
 
 	"github.com/weir-engine/weir"
+	"github.com/weir-engine/weir/internal/failtest"
 )
-
-// failAfterSnapshots fails the first attempt of subtask 0 once it has seen
-// failAt elements and taken snapshots snapshots.
-type failAfterSnapshots struct {
-	failAt, seen, snapshots, wantSnapshots int
-	attempt, subtask                       int
-	failed                                 *atomic.Bool
-}
-
-func (f *failAfterSnapshots) Open(rc *weir.RuntimeContext) error {
-	f.attempt, f.subtask = rc.Attempt, rc.SubtaskIndex
-	return nil
-}
-
-func (f *failAfterSnapshots) Map(v int64) (int64, error) {
-	f.seen++
-	if f.attempt == 0 && f.subtask == 0 && f.seen >= f.failAt && f.snapshots >= f.wantSnapshots {
-		f.failed.Store(true)
-		return 0, errors.New("injected failure")
-	}
-	return v, nil
-}
-
-func (f *failAfterSnapshots) InitializeState(*weir.StateInitializationContext) error { return nil }
-
-func (f *failAfterSnapshots) SnapshotState(weir.StateSnapshotContext) error {
-	f.snapshots++
-	return nil
-}
 
 // Collect returns every element once when the job restarts: from a
 // checkpoint (the elements collected after it are dropped and replayed)
@@ -60,7 +31,7 @@ func TestCollectIsExactlyOnceAcrossRestarts(t *testing.T) {
 			env := weir.NewEnv(opts...)
 			in := weir.Generate(env, weir.Generator[int64]{Fn: func(i int64) (int64, error) { return i, nil }, Count: n, RatePerSecond: 40000})
 			var failed atomic.Bool
-			out := weir.MapWith(in, weir.MapFunction[int64, int64](&failAfterSnapshots{failAt: n / 4, wantSnapshots: tc.snapshots, failed: &failed}))
+			out := weir.MapWith(in, weir.MapFunction[int64, int64](&failtest.AfterSnapshots[int64]{After: n / 4, Snapshots: tc.snapshots, Failed: &failed}))
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
 			got, err := weir.Collect(ctx, out)

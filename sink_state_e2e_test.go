@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/weir-engine/weir"
+	"github.com/weir-engine/weir/internal/failtest"
 )
 
 // summingSink adds up its subtask's elements in operator state and hands
@@ -57,7 +58,7 @@ func TestSinkFunctionOperatorStateSurvivesRestart(t *testing.T) {
 		weir.WithRestartStrategy(weir.FixedDelayRestart(1, time.Millisecond)))
 	in := weir.Generate(env, weir.Generator[int64]{Fn: func(i int64) (int64, error) { return i, nil }, Count: n, RatePerSecond: 40000})
 	var failed atomic.Bool
-	out := weir.MapWith(in, weir.MapFunction[int64, int64](&failAfterSnapshots{failAt: n / 4, wantSnapshots: 2, failed: &failed}))
+	out := weir.MapWith(in, weir.MapFunction[int64, int64](&failtest.AfterSnapshots[int64]{After: n / 4, Snapshots: 2, Failed: &failed}))
 	var sum, count atomic.Int64
 	weir.AddSinkWith[int64](out, &summingSink{sums: &sum, counts: &count})
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)

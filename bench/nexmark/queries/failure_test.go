@@ -2,7 +2,6 @@ package queries
 
 import (
 	"context"
-	"errors"
 	"reflect"
 	"sync/atomic"
 	"testing"
@@ -10,42 +9,8 @@ import (
 
 	"github.com/weir-engine/weir"
 	"github.com/weir-engine/weir/bench/nexmark"
+	"github.com/weir-engine/weir/internal/failtest"
 )
-
-// failOnceAfter fails the first attempt's subtask 0 once it has seen
-// failAt events and snapshotted twice: one checkpoint at a time is in
-// flight, so the first one has ended, and the job restores from a
-// checkpoint taken mid-stream.
-type failOnceAfter struct {
-	failAt, seen int
-	attempt      int
-	subtask      int
-	snapshots    int
-	failed       *atomic.Bool
-}
-
-func (f *failOnceAfter) Open(rc *weir.RuntimeContext) error {
-	f.attempt, f.subtask = rc.Attempt, rc.SubtaskIndex
-	return nil
-}
-
-func (f *failOnceAfter) Map(e nexmark.Event) (nexmark.Event, error) {
-	f.seen++
-	if f.attempt == 0 && f.subtask == 0 && f.seen >= f.failAt && f.snapshots >= 2 {
-		f.failed.Store(true)
-		return e, errors.New("injected failure")
-	}
-	return e, nil
-}
-
-// InitializeState has no state to restore.
-func (f *failOnceAfter) InitializeState(*weir.StateInitializationContext) error { return nil }
-
-// SnapshotState counts the checkpoints.
-func (f *failOnceAfter) SnapshotState(weir.StateSnapshotContext) error {
-	f.snapshots++
-	return nil
-}
 
 // Every query gives the reference's answer when the job fails once in the
 // middle of the stream and restores from a checkpoint: what the operators
@@ -73,7 +38,7 @@ func TestQueriesMatchReferenceAfterFailure(t *testing.T) {
 					weir.WithRestartStrategy(weir.FixedDelayRestart(1, time.Millisecond)))
 				var failed atomic.Bool
 				events := weir.MapWith(Source(env, cfg, opts),
-					weir.MapFunction[nexmark.Event, nexmark.Event](&failOnceAfter{failAt: 1500, failed: &failed}))
+					weir.MapFunction[nexmark.Event, nexmark.Event](&failtest.AfterSnapshots[nexmark.Event]{After: 1500, Snapshots: 2, Failed: &failed}))
 				got, err := q.run(ctx, events)
 				if err != nil {
 					t.Fatal(err)

@@ -47,6 +47,18 @@ func (s *Slot[T]) Append(buf []byte, v T) []byte {
 	return buf
 }
 
+// DecodeInto decodes a value from buf into *dst, which must hold the zero
+// value, and returns the bytes it read: in place with a PointerCodec,
+// else by assignment.
+func (s *Slot[T]) DecodeInto(buf []byte, dst *T) (int, error) {
+	if s.pc != nil {
+		return s.pc.DecodeInto(buf, dst)
+	}
+	v, n, err := s.c.Decode(buf)
+	*dst = v
+	return n, err
+}
+
 // Decode implements Codec.
 func (s *Slot[T]) Decode(buf []byte) (T, int, error) {
 	if s.pc == nil {

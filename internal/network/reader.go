@@ -27,11 +27,66 @@ type Reader interface {
 type RecordReader[T any] struct {
 	codec *codec.Slot[T]
 	input op.Input[T]
+	// batch is input when the reader hands it batches (NewBatchReader):
+	// runs of records are decoded into the reused slab vs (their
+	// timestamps into ts; hasTS when one has a timestamp) and handed on
+	// whole, before the next watermark or status, when the slab is full
+	// and at the end of the buffer.
+	batch op.BatchInput[T]
+	vs    []T
+	ts    []int64
+	hasTS bool
 }
 
-// NewRecordReader returns a reader feeding in.
+// readBatch is the most records a batching reader hands on at once.
+const readBatch = 64
+
+// NewRecordReader returns a reader feeding in a record at a time.
 func NewRecordReader[T any](c codec.Codec[T], in op.Input[T]) *RecordReader[T] {
 	return &RecordReader[T]{codec: codec.NewSlot(c), input: in}
+}
+
+// NewBatchReader returns a reader feeding in, a batch at a time when in
+// takes batches (op.BatchInput; see op.BatchOutput for the terms), else a
+// record at a time. DeliverUntil still checks stop after every element: a
+// stop hands on the records decoded so far as a shorter batch.
+func NewBatchReader[T any](c codec.Codec[T], in op.Input[T]) *RecordReader[T] {
+	r := NewRecordReader(c, in)
+	if b, ok := in.(op.BatchInput[T]); ok {
+		r.batch, r.vs, r.ts = b, make([]T, 0, readBatch), make([]int64, 0, readBatch)
+	}
+	return r
+}
+
+// add decodes the record at the front of buf with timestamp ts into the
+// batch and returns the bytes it read.
+func (r *RecordReader[T]) add(buf []byte, ts int64) (int, error) {
+	var zero T
+	r.vs = append(r.vs, zero)
+	m, err := r.codec.DecodeInto(buf, &r.vs[len(r.vs)-1])
+	if err != nil {
+		r.vs[len(r.vs)-1] = zero
+		r.vs = r.vs[:len(r.vs)-1]
+		return 0, fmt.Errorf("network: decode record: %w", err)
+	}
+	r.ts = append(r.ts, ts)
+	r.hasTS = r.hasTS || ts != op.NoTimestamp
+	return m, nil
+}
+
+// flush hands the batch on, if any, and empties the slab.
+func (r *RecordReader[T]) flush() error {
+	if len(r.vs) == 0 {
+		return nil
+	}
+	var ts []int64
+	if r.hasTS {
+		ts = r.ts
+	}
+	err := r.batch.CollectBatch(ts, r.vs)
+	clear(r.vs) // drop what the records reference
+	r.vs, r.ts, r.hasTS = r.vs[:0], r.ts[:0], false
+	return err
 }
 
 // Deliver implements Reader.
@@ -43,6 +98,14 @@ func (r *RecordReader[T]) Deliver(buf []byte, onWatermark func(wm int64) error, 
 // DeliverUntil implements Reader.
 func (r *RecordReader[T]) DeliverUntil(all []byte, onWatermark func(wm int64) error, onStatus func(idle bool) error, stop func() bool) (n, consumed int, err error) {
 	buf := all
+	defer func() {
+		// The records of the batch go on before the reader returns, also
+		// when it stops at an error after them, as a record at a time
+		// they would have gone on before it.
+		if ferr := r.flushPending(); err == nil {
+			err = ferr
+		}
+	}()
 	for len(buf) > 0 {
 		tag := buf[0]
 		buf = buf[1:]
@@ -56,6 +119,20 @@ func (r *RecordReader[T]) DeliverUntil(all []byte, onWatermark func(wm int64) er
 			buf = buf[8:]
 			fallthrough
 		case TagRecord:
+			if r.batch != nil {
+				m, err := r.add(buf, ts)
+				if err != nil {
+					return n, len(all) - len(buf), err
+				}
+				buf = buf[m:]
+				n++
+				if len(r.vs) == readBatch {
+					if err := r.flush(); err != nil {
+						return n, len(all) - len(buf), err
+					}
+				}
+				break
+			}
 			v, m, err := r.codec.Decode(buf)
 			if err != nil {
 				return n, len(all) - len(buf), fmt.Errorf("network: decode record: %w", err)
@@ -71,6 +148,9 @@ func (r *RecordReader[T]) DeliverUntil(all []byte, onWatermark func(wm int64) er
 			}
 			wm := int64(binary.LittleEndian.Uint64(buf))
 			buf = buf[8:]
+			if err := r.flushPending(); err != nil {
+				return n, len(all) - len(buf), err
+			}
 			if err := onWatermark(wm); err != nil {
 				return n, len(all) - len(buf), err
 			}
@@ -83,6 +163,9 @@ func (r *RecordReader[T]) DeliverUntil(all []byte, onWatermark func(wm int64) er
 			if status != StatusIdle && status != StatusActive {
 				return n, len(all) - len(buf), fmt.Errorf("network: unknown watermark status 0x%02x", status)
 			}
+			if err := r.flushPending(); err != nil {
+				return n, len(all) - len(buf), err
+			}
 			if err := onStatus(status == StatusIdle); err != nil {
 				return n, len(all) - len(buf), err
 			}
@@ -94,4 +177,12 @@ func (r *RecordReader[T]) DeliverUntil(all []byte, onWatermark func(wm int64) er
 		}
 	}
 	return n, len(all) - len(buf), nil
+}
+
+// flushPending hands on the batch being decoded, if the reader batches.
+func (r *RecordReader[T]) flushPending() error {
+	if r.batch == nil {
+		return nil
+	}
+	return r.flush()
 }

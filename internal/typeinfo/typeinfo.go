@@ -166,7 +166,11 @@ func (t *Of[T]) NewReader(target any, attr func(error) error) (network.Reader, e
 	if !ok {
 		return nil, fmt.Errorf("typeinfo: operator %T does not take %s as input", target, t.name)
 	}
-	return network.NewRecordReader(t.codec, &chained[T]{in: in, attr: attr}), nil
+	c := &chained[T]{in: in, attr: attr}
+	if b, ok := target.(op.BatchInput[T]); ok {
+		return network.NewBatchReader(t.codec, op.Input[T](&chainedBatch[T]{chained: c, batch: b})), nil
+	}
+	return network.NewRecordReader(t.codec, c), nil
 }
 
 func selector[T any](p graph.Partitioner, n, maxParallelism, subtask int) (network.Selector[T], error) {

@@ -49,6 +49,16 @@ func elements(t *testing.T) []byte {
 	return buf
 }
 
+// recordAtATime is what a reader that does not batch delivers of buf.
+func recordAtATime(t *testing.T, buf []byte) *logInput {
+	t.Helper()
+	one := &logInput{}
+	if _, err := network.NewRecordReader[int](intCodec(t), one).Deliver(buf, one.watermark, one.status); err != nil {
+		t.Fatal(err)
+	}
+	return one
+}
+
 func withoutBatchMarks(log []string) []string {
 	return slices.DeleteFunc(slices.Clone(log), func(s string) bool { return s == "batch" })
 }
@@ -58,10 +68,7 @@ func withoutBatchMarks(log []string) []string {
 // time, no batch spanning a watermark or status.
 func TestBatchReaderKeepsTheOrder(t *testing.T) {
 	buf := elements(t)
-	one := &logInput{}
-	if _, err := network.NewRecordReader[int](intCodec(t), one).Deliver(buf, one.watermark, one.status); err != nil {
-		t.Fatal(err)
-	}
+	one := recordAtATime(t, buf)
 	in := &batchLog{}
 	n, err := network.NewBatchReader[int](intCodec(t), in).Deliver(buf, in.watermark, in.status)
 	if err != nil {
@@ -86,10 +93,7 @@ func TestBatchReaderKeepsTheOrder(t *testing.T) {
 // the rest.
 func TestBatchReaderStopsAfterAnyElement(t *testing.T) {
 	buf := elements(t)
-	one := &logInput{}
-	if _, err := network.NewRecordReader[int](intCodec(t), one).Deliver(buf, one.watermark, one.status); err != nil {
-		t.Fatal(err)
-	}
+	one := recordAtATime(t, buf)
 	in := &batchLog{}
 	r := network.NewBatchReader[int](intCodec(t), in)
 	total, rounds := 0, 0

@@ -74,7 +74,8 @@ func (r *RecordReader[T]) add(buf []byte, ts int64) (int, error) {
 	return m, nil
 }
 
-// flush hands the batch on, if any, and empties the slab.
+// flush hands the batch on, if any, and empties the slab. A reader that
+// does not batch has none.
 func (r *RecordReader[T]) flush() error {
 	if len(r.vs) == 0 {
 		return nil
@@ -102,7 +103,7 @@ func (r *RecordReader[T]) DeliverUntil(all []byte, onWatermark func(wm int64) er
 		// The records of the batch go on before the reader returns, also
 		// when it stops at an error after them, as a record at a time
 		// they would have gone on before it.
-		if ferr := r.flushPending(); err == nil {
+		if ferr := r.flush(); err == nil {
 			err = ferr
 		}
 	}()
@@ -148,7 +149,7 @@ func (r *RecordReader[T]) DeliverUntil(all []byte, onWatermark func(wm int64) er
 			}
 			wm := int64(binary.LittleEndian.Uint64(buf))
 			buf = buf[8:]
-			if err := r.flushPending(); err != nil {
+			if err := r.flush(); err != nil {
 				return n, len(all) - len(buf), err
 			}
 			if err := onWatermark(wm); err != nil {
@@ -163,7 +164,7 @@ func (r *RecordReader[T]) DeliverUntil(all []byte, onWatermark func(wm int64) er
 			if status != StatusIdle && status != StatusActive {
 				return n, len(all) - len(buf), fmt.Errorf("network: unknown watermark status 0x%02x", status)
 			}
-			if err := r.flushPending(); err != nil {
+			if err := r.flush(); err != nil {
 				return n, len(all) - len(buf), err
 			}
 			if err := onStatus(status == StatusIdle); err != nil {
@@ -177,12 +178,4 @@ func (r *RecordReader[T]) DeliverUntil(all []byte, onWatermark func(wm int64) er
 		}
 	}
 	return n, len(all) - len(buf), nil
-}
-
-// flushPending hands on the batch being decoded, if the reader batches.
-func (r *RecordReader[T]) flushPending() error {
-	if r.batch == nil {
-		return nil
-	}
-	return r.flush()
 }

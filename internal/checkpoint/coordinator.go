@@ -32,6 +32,9 @@ type Coordinator struct {
 	// orphans are checkpoints aborted while the caller persisted them: a
 	// successful Persisted for one of them becomes a Discard.
 	orphans map[int64]struct{}
+	// restoring is set from Restoring to TasksRestarted: nothing is
+	// triggered while the tasks are being replaced.
+	restoring bool
 
 	failures failureCounter
 	decider  decider
@@ -101,6 +104,8 @@ func (c *Coordinator) Step(ev Event) error {
 		c.onFinished(ev.Task, ev.LastSnapshot)
 	case TasksRestarted:
 		c.onRestart(ev)
+	case Restoring:
+		c.onRestoring()
 	case Persisted:
 		c.onPersisted(ev)
 	}
@@ -203,7 +208,7 @@ func (c *Coordinator) check(ev Event) error {
 		if p := c.find(ev.ID); p != nil && !p.persisting {
 			return fmt.Errorf("checkpoint: Persisted for checkpoint %d, which still waits for acks (no Persist was emitted)", ev.ID)
 		}
-	case Tick:
+	case Tick, Restoring:
 	default:
 		return fmt.Errorf("checkpoint: unknown event %T", ev)
 	}

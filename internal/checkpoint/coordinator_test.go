@@ -35,6 +35,7 @@ import (
 //	finish task=0/0[,...] [last=N]         TaskFinished (N: its last snapshot)
 //	eod task=0/1[,...]                     TaskEndOfData
 //	persisted ID path=/x | persisted ID err=WORD
+//	restoring                              Restoring
 //	restart [finished=0/0,...]             TasksRestarted
 //	rescale v0=3 v1=2:all                  TasksRestarted with a new
 //	                                       topology (as topology)
@@ -202,6 +203,8 @@ func (h *harness) run(t *testing.T, d *datadriven.TestData) string {
 		return h.step(TasksRestarted{Now: h.now(), Finished: fin})
 	case "rescale":
 		return h.step(TasksRestarted{Now: h.now(), Topology: parseTopology(t, d)})
+	case "restoring":
+		return h.step(Restoring{Now: h.now()})
 	case "pending":
 		var b strings.Builder
 		for _, p := range h.c.Pending() {

@@ -91,8 +91,11 @@ func (c *Coordinator) request(kind Kind) {
 }
 
 // trigger starts a checkpoint with the current plan. It reports false, and
-// does nothing, when no task runs.
+// does nothing, when no task runs or the tasks are being restored.
 func (c *Coordinator) trigger(kind Kind, cause Cause) bool {
+	if c.restoring {
+		return false
+	}
 	if c.opts.NoCheckpointsAfterTasksFinish && c.tasks.anyFinished() {
 		return false
 	}
@@ -110,7 +113,7 @@ func (c *Coordinator) trigger(kind Kind, cause Cause) bool {
 
 // maybeTrigger applies rules 2 to 4 above.
 func (c *Coordinator) maybeTrigger() {
-	if !c.started {
+	if !c.started || c.restoring {
 		return
 	}
 	for c.decider.queued > 0 && c.slotFree() {
@@ -204,7 +207,7 @@ func (c *Coordinator) reschedule() {
 				earliest(p.deadline)
 			}
 		}
-		if c.opts.Enabled && !c.decider.stopped && !c.terminating() && c.slotFree() && c.tasks.running > 0 {
+		if c.opts.Enabled && !c.restoring && !c.decider.stopped && !c.terminating() && c.slotFree() && c.tasks.running > 0 {
 			next := c.decider.nextPeriodic
 			if end := c.minPauseEnd(); end.After(next) {
 				next = end

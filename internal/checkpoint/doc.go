@@ -33,8 +33,9 @@
 //     schedule (the first periodic checkpoint is due one Interval later).
 //  2. Step every event as it arrives: [TriggerRequest] from the REST API
 //     or the CLI; [Ack] and [Decline] from tasks; [TaskEndOfData] and
-//     [TaskFinished] from task state reports; [TasksRestarted] after a
-//     failover restored the tasks; [Persisted] when a Persist was done.
+//     [TaskFinished] from task state reports; [Restoring] when a failover
+//     is about to pick the checkpoint to restore from, [TasksRestarted]
+//     once it restored the tasks; [Persisted] when a Persist was done.
 //     Give each event the current time (Ack, Decline and Persisted may
 //     omit it). Step returns an error only for malformed events (an
 //     unknown task, a Persisted for a checkpoint that never asked for one);
@@ -56,7 +57,7 @@
 //     REST), a savepoint as the answer to the user's request.
 //   - [Failed]: report it; ID 0 means a TriggerRequest was refused.
 //   - [JobFailure]: fail the job through the restart strategy; the
-//     coordinator carries on (and may trigger) until TasksRestarted.
+//     coordinator carries on (and may trigger) until Restoring.
 //   - [Subsumed]: the retained-checkpoint window moved; discard those.
 //   - [Discard]: delete metadata written for a checkpoint that was aborted
 //     while being persisted.
@@ -135,9 +136,14 @@
 // Interval after the trigger. Flink instead restarts its timer after a
 // min-pause delay; both avoid bursts of catch-up checkpoints.
 //
-// Failover. TasksRestarted aborts every pending checkpoint without
-// NotifyAborted (the task attempts are gone), resets the finished and
-// end-of-data marks to the restored ones, restarts the periodic schedule
-// from its Now, and lifts the stop a completed stop-with-savepoint put on
-// periodic checkpoints. Queued checkpoint requests survive it.
+// Failover. Restoring aborts every pending checkpoint, also one whose
+// metadata is being written (it is discarded once written), and holds
+// triggers back, so that the latest completed checkpoint stays the one the
+// restore picks; Flink's scheduler likewise stops the checkpoint scheduler
+// and aborts pending checkpoints before it restores. TasksRestarted aborts
+// every pending checkpoint without NotifyAborted (the task attempts are
+// gone), resets the finished and end-of-data marks to the restored ones,
+// restarts the periodic schedule from its Now, lifts the stop a completed
+// stop-with-savepoint put on periodic checkpoints, and lets triggers go out
+// again. Queued checkpoint requests survive both.
 package checkpoint

@@ -116,6 +116,19 @@ type TasksRestarted struct {
 	Topology *Topology
 }
 
+// Restoring reports that a failover (or a rescale) is about to pick the
+// checkpoint it restores the tasks from: the latest completed one. Every
+// pending checkpoint is aborted, one being persisted too (its metadata
+// becomes a [Discard] once written), and none is triggered until
+// [TasksRestarted]. Without it, a checkpoint whose metadata was being
+// written when the restore picked its predecessor could still complete:
+// the restored tasks would redo what its sinks commit, and a later restart
+// would start from a checkpoint whose pending output the restored tasks
+// had discarded as unreferenced.
+type Restoring struct {
+	Now time.Time
+}
+
 // Persisted answers a [Persist]: the caller wrote the checkpoint's
 // metadata to Location, or failed to (Err). Now, when given, is the
 // completion time the min pause counts from.
@@ -133,6 +146,7 @@ func (Decline) isEvent()        {}
 func (TaskEndOfData) isEvent()  {}
 func (TaskFinished) isEvent()   {}
 func (TasksRestarted) isEvent() {}
+func (Restoring) isEvent()      {}
 func (Persisted) isEvent()      {}
 
 // eventTime is the Now an event carries, zero for those without one.
@@ -147,6 +161,8 @@ func eventTime(ev Event) time.Time {
 	case TaskFinished:
 		return ev.Now
 	case TasksRestarted:
+		return ev.Now
+	case Restoring:
 		return ev.Now
 	case Ack:
 		return ev.Now

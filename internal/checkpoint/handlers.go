@@ -102,9 +102,8 @@ func (c *Coordinator) retrigger(ps []*pending) {
 // attempts it would reach are gone), and starts the task marks and the
 // periodic schedule over.
 func (c *Coordinator) onRestart(ev TasksRestarted) {
-	for len(c.pending) > 0 {
-		c.fail(c.pending[0], ErrFailover, false)
-	}
+	c.abortAll()
+	c.restoring = false
 	if ev.Topology != nil {
 		// check compiled it already: it is valid.
 		c.ix, _ = compile(ev.Topology)
@@ -118,6 +117,22 @@ func (c *Coordinator) onRestart(ev TasksRestarted) {
 	c.tasks.reset(c.ix.total, finished)
 	c.completedCover = 0
 	c.decider.restart(c.now, c.opts.Interval)
+}
+
+// onRestoring aborts every pending checkpoint, as onRestart does, and
+// holds triggers back until TasksRestarted.
+func (c *Coordinator) onRestoring() {
+	c.abortAll()
+	c.restoring = true
+}
+
+// abortAll fails every pending checkpoint for a failover, without
+// NotifyAborted (the attempts it would reach are gone). One being
+// persisted becomes an orphan: its metadata is discarded once written.
+func (c *Coordinator) abortAll() {
+	for len(c.pending) > 0 {
+		c.fail(c.pending[0], ErrFailover, false)
+	}
 }
 
 func (c *Coordinator) onPersisted(ev Persisted) {

@@ -30,6 +30,8 @@ type model struct {
 	done     map[int64]bool // completed
 	// completedWaitFor keeps the tasks a completed checkpoint waited for.
 	completedWaitFor map[int64]map[graph.SubtaskID]bool
+	// restoring is set from Restoring to TasksRestarted.
+	restoring bool
 }
 
 type outstanding struct {
@@ -89,7 +91,7 @@ func newModel(t *rapid.T) *model {
 
 func (m *model) randomStep() {
 	t := m.t
-	switch rapid.IntRange(0, 11).Draw(t, "event") {
+	switch rapid.IntRange(0, 12).Draw(t, "event") {
 	case 0, 1:
 		m.now = m.now.Add(time.Duration(rapid.IntRange(0, 150).Draw(t, "advance")) * time.Millisecond)
 		m.step(Tick{Now: m.now})
@@ -140,7 +142,14 @@ func (m *model) randomStep() {
 				}
 			}
 		}
+		m.restoring = false
 		m.step(TasksRestarted{Now: m.now, Finished: fin})
+	case 12:
+		if rapid.IntRange(0, 2).Draw(t, "restoring") > 0 {
+			return
+		}
+		m.restoring = true
+		m.step(Restoring{Now: m.now})
 	}
 }
 
@@ -178,7 +187,8 @@ func (m *model) step(ev Event) {
 			o.acked[a.Task] = true
 		}
 	}
-	if _, ok := ev.(TasksRestarted); ok {
+	switch ev.(type) {
+	case TasksRestarted, Restoring:
 		// Every checkpoint pending before a failover ends with it.
 		before := slices.Sorted(maps.Keys(m.out))
 		defer func() {
@@ -207,6 +217,9 @@ func (m *model) check(a Action) {
 	t := m.t
 	switch a := a.(type) {
 	case Trigger:
+		if m.restoring {
+			t.Fatalf("trigger %d while the tasks are being restored", a.ID)
+		}
 		if a.Again {
 			m.checkRetrigger(a)
 			return
@@ -290,6 +303,9 @@ func (m *model) check(a Action) {
 			t.Fatalf("persist %d: fully finished %v, want %v", a.ID, a.FullyFinishedVertices, fully)
 		}
 	case Completed:
+		if m.restoring {
+			t.Fatalf("checkpoint %d completed while the tasks are being restored", a.ID)
+		}
 		o := m.out[a.ID]
 		if o == nil || !o.persist || !o.persisted {
 			t.Fatalf("completed %d without Persist and Persisted", a.ID)

@@ -86,6 +86,13 @@ func (jm *JobMaster) startRestore(ctx context.Context, a scheduler.Deploy, creat
 	jm.restoring = r
 	latest, jg := "", jm.graph
 	if jm.cp != nil {
+		if a.Generation > 0 || jm.ada != nil {
+			// No checkpoint may complete after the one picked here: one
+			// whose metadata is being written is aborted (and discarded
+			// once written), and none is triggered until submit steps
+			// TasksRestarted.
+			jm.stepCheckpoint(ctx, checkpoint.Restoring{Now: jm.clock.Now()})
+		}
 		latest = jm.cp.latest
 	}
 	jm.background(func() {
@@ -242,9 +249,10 @@ func (jm *JobMaster) abandonRestore() {
 // hold keeps back, while a restore runs, the events that would reach the
 // checkpoint coordinator before the restored generation does: a trigger
 // (a tick or a savepoint request) needs the restored checkpoint id and
-// running tasks, and a checkpoint of the failed generation must not
-// complete after its restore chose the one before it (TasksRestarted
-// aborts it once the restore is done). It reports whether ev was held.
+// running tasks, and the coordinator, which Restoring told to trigger
+// nothing, should see the old generation's last acknowledgements and
+// Persisted answers only once TasksRestarted started the new one. It
+// reports whether ev was held.
 func (jm *JobMaster) hold(ev any) bool {
 	if jm.restoring == nil {
 		return false

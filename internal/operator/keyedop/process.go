@@ -166,6 +166,17 @@ func (p *processInput[K, T, R]) ProcessElement(ts int64, v T) error {
 	return p.Backend().Err()
 }
 
+// CollectBatch implements op.BatchInput: the records of a network buffer
+// or a chained producer's batch, one key at a time.
+func (p *processInput[K, T, R]) CollectBatch(ts []int64, vs []T) error {
+	for i := range vs {
+		if err := p.ProcessElement(op.TimestampAt(ts, i), vs[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 type timerService[K comparable, R any] struct{ p *processOp[K, R] }
 
 func (s timerService[K, R]) CurrentProcessingTime() int64 { return s.p.Context().ProcessingTime() }

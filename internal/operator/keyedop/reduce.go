@@ -54,6 +54,16 @@ func (r *Reduce[K, T]) ProcessElement(ts int64, v T) error {
 	return r.ProcessCombined(r.key(v), ts, v)
 }
 
+// CollectBatch implements op.BatchInput.
+func (r *Reduce[K, T]) CollectBatch(ts []int64, vs []T) error {
+	for i := range vs {
+		if err := r.ProcessCombined(r.key(vs[i]), op.TimestampAt(ts, i), vs[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // ProcessCombined processes v, an element or a partial result (batch
 // mode's Sorted), of key k.
 func (r *Reduce[K, T]) ProcessCombined(k K, ts int64, v T) error {

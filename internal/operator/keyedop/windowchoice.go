@@ -135,6 +135,16 @@ func (w *windowOperator[K, T, A, O, W]) ProcessElement(ts int64, v T) error {
 	return w.path.ProcessElement(ts, v)
 }
 
+// CollectBatch implements op.BatchInput.
+func (w *windowOperator[K, T, A, O, W]) CollectBatch(ts []int64, vs []T) error {
+	for i := range vs {
+		if err := w.path.ProcessElement(op.TimestampAt(ts, i), vs[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // ProcessWatermark fires the windows that end by wm, and forwards it.
 func (w *windowOperator[K, T, A, O, W]) ProcessWatermark(wm int64) error {
 	if err := w.AdvanceWatermark(wm); err != nil {

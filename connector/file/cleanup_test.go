@@ -2,6 +2,7 @@ package file_test
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -168,5 +169,57 @@ func TestEndRemovesWhatSiblingRunsLeft(t *testing.T) {
 	want := base(committed[0].Final, mine[0].Final, other)
 	if got := names(t, dir); !slices.Equal(got, want) {
 		t.Errorf("at the rerun's end:\n got %q\nwant %q", got, want)
+	}
+}
+
+// A rescale whose new attempt is deployed only in part (a TaskManager lost
+// during the deployment) and fails before any checkpoint, then a restart
+// at another parallelism, both restored from the same checkpoint: the
+// subtasks of the partial attempt that run discard nothing the checkpoint
+// references, whichever of the checkpoint's writer states and committables
+// they got (none, too) and whether or not the subtask that got a
+// committable ever ran; the restart then commits every file.
+func TestPartialRescaleKeepsWhatTheCheckpointReferences(t *testing.T) {
+	dir := t.TempDir()
+	// Attempt 1 at parallelism 2: checkpoint 5 committed, 6 completed but
+	// not committed, then one more file opened after it.
+	w0, w1 := newWriter(t, dir, info(jobA, 0, 1)), newWriter(t, dir, info(jobA, 1, 1))
+	commit(t, append(write(t, w0, 5, "a"), write(t, w1, 5, "b")...)...)
+	c0, c1 := write(t, w0, 6, "c"), write(t, w1, 6, "d")
+	s0, s1 := writerState(t, w0, 6), writerState(t, w1, 6)
+	late := write(t, w0, 7, "never checkpointed")
+
+	// Attempt 2 at parallelism 3 restored from 6: the lists are dealt out
+	// one entry a subtask, subtask 0 (committable c0, state s0) never
+	// runs; subtask 1 commits c1 and opens its writer; subtask 2 got
+	// nothing of either list.
+	restored := func(subtask, attempt, parallelism int, states ...[]byte) weir.SinkContext {
+		ci := info(jobA, subtask, attempt)
+		ci.Parallelism, ci.RestoredFromID, ci.RestoredWriterStates = parallelism, 6, states
+		return ci
+	}
+	commit(t, c1...)
+	newWriter(t, dir, restored(1, 2, 3, s1))
+	newWriter(t, dir, restored(2, 2, 3))
+	if _, err := os.Stat(c0[0].Pending); err != nil {
+		t.Fatalf("the pending file checkpoint 6 references is gone after the partial attempt: %v", err)
+	}
+	// Only a subtask holding s0 knows that the file written after the
+	// checkpoint is not referenced: it stays until one runs.
+	if _, err := os.Stat(late[0].Pending); err != nil {
+		t.Fatalf("%s discarded by subtasks without its writer's state: %v", filepath.Base(late[0].Pending), err)
+	}
+
+	// Attempt 3 at parallelism 2 restored from 6 commits everything.
+	newWriter(t, dir, restored(0, 3, 2, s0))
+	newWriter(t, dir, restored(1, 3, 2, s1))
+	commit(t, append(c0, c1...)...)
+	for _, c := range append(c0, c1...) {
+		if got := read(t, c.Final); got == "" {
+			t.Errorf("%s is empty", c.Final)
+		}
+	}
+	if _, err := os.Stat(late[0].Pending); err == nil {
+		t.Errorf("%s, written after checkpoint 6, is still there after the restore that got its writer's state", late[0].Pending)
 	}
 }

@@ -86,7 +86,7 @@ func (jm *JobMaster) startRestore(ctx context.Context, a scheduler.Deploy, creat
 	jm.restoring = r
 	latest, jg := "", jm.graph
 	if jm.cp != nil {
-		if a.Generation > 0 || jm.ada != nil {
+		if jm.restartsTasks(a) {
 			// No checkpoint may complete after the one picked here: one
 			// whose metadata is being written is aborted (and discarded
 			// once written), and none is triggered until submit steps
@@ -116,6 +116,15 @@ func (jm *JobMaster) startRestore(ctx context.Context, a scheduler.Deploy, creat
 		}
 		jm.events.Push(ev)
 	})
+}
+
+// restartsTasks reports whether deploying a replaces tasks the checkpoint
+// coordinator knew (a restart, or any generation of the adaptive
+// scheduler, which may change the parallelism): the coordinator is told
+// Restoring when its restore starts and TasksRestarted when it is
+// submitted, and the two must go together.
+func (jm *JobMaster) restartsTasks(a scheduler.Deploy) bool {
+	return a.Generation > 0 || jm.ada != nil
 }
 
 // restoreDone ends the restore of e's generation: it submits the tasks, or
@@ -154,7 +163,7 @@ func (jm *JobMaster) submit(ctx context.Context, a scheduler.Deploy, rs *restore
 		jm.cp.coord.RestoredFrom(rs.id)
 		jm.cp.history.restoredFrom(rs.id, rs.md.Kind == storage.KindSavepoint, rs.location, jm.clock.Now())
 	}
-	if jm.cp != nil && (a.Generation > 0 || jm.ada != nil) {
+	if jm.cp != nil && jm.restartsTasks(a) {
 		var finished []graph.SubtaskID
 		if rs != nil {
 			finished = rs.finished

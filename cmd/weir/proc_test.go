@@ -30,7 +30,13 @@ func startWeir(t testing.TB, args ...string) *proc {
 // startWeirBin starts the binary bin, a weir of other jobs, with args.
 func startWeirBin(t testing.TB, bin string, args ...string) *proc {
 	t.Helper()
-	p := &proc{cmd: exec.Command(bin, args...), lines: make(chan string, 1024), done: make(chan struct{})}
+	return startCmd(t, exec.Command(bin, args...))
+}
+
+// startCmd starts cmd, a weir process prepared by the caller.
+func startCmd(t testing.TB, cmd *exec.Cmd) *proc {
+	t.Helper()
+	p := &proc{cmd: cmd, lines: make(chan string, 1024), done: make(chan struct{})}
 	errPipe, err := p.cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/weir-engine/weir/internal/gctune"
 	"github.com/weir-engine/weir/internal/memsize"
 )
 
@@ -27,6 +28,10 @@ type EngineFlags struct {
 	// NetworkMemory is the bytes of network buffers per TaskManager
 	// (0: the engine's default).
 	NetworkMemory int64
+	// ProcessMemory is the memory of the process
+	// (taskmanager.memory.process.size) the Go runtime's settings derive
+	// from (0: the memory available to it); see package gctune.
+	ProcessMemory int64
 	// Quiet drops the summary line of a finished job.
 	Quiet bool
 	// CheckpointInterval enables checkpoints (0: off); CheckpointDir is
@@ -118,6 +123,13 @@ var engineFlags = []engineFlag{
 		set: func(f *EngineFlags, v string) (err error) {
 			f.NetworkMemory, err = memsize.Parse(v)
 			return err
+		}},
+	{name: "process-memory", arg: "SIZE", usage: "memory of this process, e.g. 4g: the Go runtime's memory limit is 90% of it, with GOGC 200 (default: the cgroup's or machine's memory; GOGC or GOMEMLIMIT in the environment turn this off)",
+		set: func(f *EngineFlags, v string) (err error) {
+			if f.ProcessMemory, err = memsize.Parse(v); err != nil {
+				return err
+			}
+			return gctune.CheckProcessMemory(f.ProcessMemory)
 		}},
 	{name: "quiet", usage: "do not print the summary line of a finished job",
 		set: boolFlag(func(f *EngineFlags, b bool) { f.Quiet = b })},

@@ -3,7 +3,6 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"github.com/weir-engine/weir/internal/memsize"
 	"io"
 	"net"
 	"strings"
@@ -13,7 +12,9 @@ import (
 	"github.com/weir-engine/weir/internal/cache"
 	"github.com/weir-engine/weir/internal/cluster"
 	"github.com/weir-engine/weir/internal/funcspec"
+	"github.com/weir-engine/weir/internal/gctune"
 	"github.com/weir-engine/weir/internal/jobmaster"
+	"github.com/weir-engine/weir/internal/memsize"
 	"github.com/weir-engine/weir/internal/scheduler/adaptive"
 )
 
@@ -142,6 +143,7 @@ func newTaskManagerCmd(jobs JobRunner, stdout, stderr io.Writer) *cobra.Command 
 	f.StringVar(&cfg.DataAddr, "data-addr", "127.0.0.1:0", "where other TaskManagers read this one's results, `HOST:PORT`")
 	f.StringVar(&cfg.RPCAddr, "rpc-addr", "127.0.0.1:0", "where the JobManager reaches this TaskManager, `HOST:PORT`")
 	f.StringVar(&cfg.MetricsAddr, "metrics-addr", "", "serve the subtasks' metrics for Prometheus at http://`HOST:PORT`/metrics (default: not served)")
+	processMemory := f.String("process-memory", "", "memory of this process, e.g. 4g (taskmanager.memory.process.size): the Go runtime's memory limit is 90% of it, with GOGC 200 (default: the cgroup's or machine's memory; GOGC or GOMEMLIMIT in the environment turn this off)")
 	verbose := f.BoolP("verbose", "v", false, "log the TaskManager's informational messages too")
 	hb := heartbeatFlags(cmd)
 	sec := securityFlags(cmd, false)
@@ -168,6 +170,15 @@ func newTaskManagerCmd(jobs JobRunner, stdout, stderr io.Writer) *cobra.Command 
 		if cfg.Slots < 1 {
 			return Usage(fmt.Errorf("taskmanager: --slots %d: want at least 1", cfg.Slots))
 		}
+		var memory int64
+		if *processMemory != "" {
+			if memory, err = memsize.Parse(*processMemory); err == nil {
+				err = gctune.CheckProcessMemory(memory)
+			}
+			if err != nil {
+				return Usage(fmt.Errorf("taskmanager: invalid value %q for --process-memory: %w", *processMemory, err))
+			}
+		}
 		cfg.JobManager = dialAddr(cfg.JobManager)
 		cfg.RPCAddr, cfg.DataAddr = listenAddr(cfg.RPCAddr), listenAddr(cfg.DataAddr)
 		if cfg.MetricsAddr != "" {
@@ -175,6 +186,7 @@ func newTaskManagerCmd(jobs JobRunner, stdout, stderr io.Writer) *cobra.Command 
 		}
 		cfg.Heartbeat, cfg.Security = *hb, *sec
 		cfg.Logger = NewLogger(stderr, *verbose)
+		defer gctune.Configure(memory, cfg.Logger)()
 		cfg.Builder = cj.Builder(stdout, cfg.Logger)
 		if c, ok := cj.(cluster.CachingJobs); ok {
 			cfg.CachingBuilder = func(p cache.TaskManagerPartitions) funcspec.Builder { return c.CachingBuilder(stdout, cfg.Logger, p) }
@@ -234,6 +246,7 @@ func applyConfig(cmd *cobra.Command, path string, jm bool) error {
 		set["jobmanager"] = jmRPC
 		set["slots"] = c["taskmanager.numberOfTaskSlots"]
 		set["data-dir"] = c["taskmanager.state.local.root-dirs"]
+		set["process-memory"] = c["taskmanager.memory.process.size"]
 		if h, ok := c["taskmanager.rpc.address"]; ok {
 			set["rpc-addr"] = net.JoinHostPort(h, "0")
 		}

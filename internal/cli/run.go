@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/weir-engine/weir/internal/gctune"
 )
 
 // newRunCmd is `weir run JOB [engine flags] [job flags]`. Cobra's flag
@@ -64,6 +66,9 @@ func runJob(cmd *cobra.Command, name string, jobs JobRunner, args []string, stdo
 	req := RunRequest{
 		Job: ra.Job, Args: ra.JobArgs, Engine: ra.Engine, Stdout: stdout, Stderr: stderr,
 		Logger: newEngineLogger(stderr, ra.Engine),
+	}
+	if !ra.Help {
+		defer gctune.Configure(ra.Engine.ProcessMemory, req.Logger)()
 	}
 	tty := !ra.Engine.Quiet && !ra.Help && isTerminal(stderr)
 	if tty {

@@ -30,6 +30,7 @@ var clusterOnlyFlags = []struct {
 	{"taskmanagers", func(f EngineFlags) bool { return f.TaskManagers > 0 }},
 	{"slots", func(f EngineFlags) bool { return f.Slots > 0 }},
 	{"network-memory", func(f EngineFlags) bool { return f.NetworkMemory > 0 }},
+	{"process-memory", func(f EngineFlags) bool { return f.ProcessMemory > 0 }},
 	{"rest-addr", func(f EngineFlags) bool { return f.RestAddr != "" }},
 	{"fresh", func(f EngineFlags) bool { return f.Fresh }},
 }

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/weir-engine/weir/internal/memsize"
 )
 
 // Config is a cluster configuration file: YAML with Flink's key names
@@ -44,6 +46,7 @@ var configKeys = map[string]struct {
 	"taskmanager.rpc.address":                                                 {"rpc-addr (host) of a TaskManager", nil},
 	"taskmanager.data.address":                                                {"data-addr", nil},
 	"taskmanager.state.local.root-dirs":                                       {"data-dir", nil},
+	"taskmanager.memory.process.size":                                         {"process-memory", checkSize},
 	// Security (tls.go): Flink's key names, PEM files for its keystores.
 	"security.ssl.internal.enabled": {"(internal-tls-* apply)", checkBool},
 	"security.ssl.internal.cert":    {"internal-tls-cert", nil},
@@ -59,6 +62,11 @@ var configKeys = map[string]struct {
 func Known(key string) bool {
 	_, ok := configKeys[key]
 	return ok
+}
+
+func checkSize(s string) error {
+	_, err := memsize.Parse(s)
+	return err
 }
 
 func checkBool(s string) error {

@@ -1,11 +1,9 @@
 package main_test
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"log/slog"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -16,6 +14,7 @@ import (
 	"time"
 
 	"github.com/weir-engine/weir"
+	"github.com/weir-engine/weir/bench/wordcountloop"
 	"github.com/weir-engine/weir/internal/gctune"
 	"github.com/weir-engine/weir/jobs/wordcount"
 )
@@ -42,8 +41,7 @@ func TestMain(m *testing.M) {
 }
 
 // wordcountFile writes (once per process and size) a text file of mb MB of
-// words drawn from a Zipf-like vocabulary, mixed case and punctuation, so
-// the tokenizer and the per-word state both do real work.
+// words (wordcountloop.WriteInput).
 func wordcountFile(mb int) (string, error) {
 	wordcountFiles.Lock()
 	defer wordcountFiles.Unlock()
@@ -59,52 +57,19 @@ func wordcountFile(mb int) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	defer f.Close()
-	w := bufio.NewWriterSize(f, 1<<20)
-	r := rand.New(rand.NewPCG(42, 42))
-	zipf := rand.NewZipf(r, 1.2, 1, 200_000)
-	written := 0
-	for written < mb<<20 {
-		var line strings.Builder
-		for n := 5 + r.IntN(10); n > 0; n-- {
-			word := fmt.Sprintf("w%x", zipf.Uint64())
-			if r.IntN(10) == 0 {
-				word = strings.ToUpper(word)
-			}
-			line.WriteString(word)
-			line.WriteString([]string{" ", ", ", ". ", " -- "}[r.IntN(4)])
-		}
-		line.WriteByte('\n')
-		n, _ := w.WriteString(line.String())
-		written += n
+	if err := wordcountloop.WriteInput(f, mb); err != nil {
+		f.Close()
+		return "", err
 	}
-	if err := w.Flush(); err != nil {
+	if err := f.Close(); err != nil {
 		return "", err
 	}
 	wordcountFiles.paths[mb] = path
 	return path, nil
 }
 
-// countLoop is the hand-written single-goroutine program: read lines, split
-// them with the same tokenizer, count in a map.
-func countLoop(path string) (map[string]int64, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	counts := make(map[string]int64)
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	var words []string
-	for sc.Scan() {
-		words = wordcount.AppendWords(words[:0], sc.Text())
-		for _, w := range words {
-			counts[w]++
-		}
-	}
-	return counts, sc.Err()
-}
+// countLoop is the hand-written single-goroutine program.
+func countLoop(path string) (map[string]int64, error) { return wordcountloop.Count(path) }
 
 // BenchmarkWordcount100MB runs the wordcount job on 100 MB beside the
 // hand-written loop. Target (issue 14): the job at parallelism 2 in at

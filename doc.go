@@ -26,4 +26,13 @@
 // hashed, a parallelism above the max parallelism) never panic: the Env
 // records the first one, Err reports it, and Execute returns it before
 // anything runs.
+//
+// The weir binary's task processes (`weir run`, `weir taskmanager`) set
+// the Go runtime's GOGC to 200 under a soft memory limit of 90% of their
+// memory (--process-memory): fewer collections for jobs whose records are
+// short-lived (docs/benchmarks.md has the word count job's figures).
+// A program that embeds the engine keeps its own runtime settings, as any
+// Go library leaves them to its program: set GOGC and GOMEMLIMIT (or call
+// runtime/debug.SetGCPercent and SetMemoryLimit) the same way for the same
+// effect.
 package weir

@@ -8,8 +8,9 @@ import (
 
 // GCPercent is the GOGC a task process runs with when the environment does
 // not set one. Measured on the word count job at parallelism 2 (2 cores,
-// 100 MB input): GOGC=100 spends 2.4-3.1 CPU seconds a run, 200 2.0-2.1 s
-// and 400 no less than 200; Nexmark's queries do not change.
+// 100 MB input): as a whole `weir run`, 200 takes 0.965x the time of 100
+// and 400 1.05x that of 200; Nexmark's q0 and q5 take 0.99x
+// (docs/benchmarks.md).
 const GCPercent = 200
 
 // LimitFraction is the share of the process's memory that becomes the Go

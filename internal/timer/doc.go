@@ -10,10 +10,12 @@
 // timers when the caller's clock does. Each queue fires by timestamp and, for
 // equal timestamps, in registration order. It groups the timers by timestamp
 // (a bucket per timestamp, in registration order, and a binary min-heap of
-// the buckets) and indexes them by timer: registering, deleting and firing
-// are O(1) plus O(log b) when a timestamp's bucket is added or dropped, b
-// the pending timestamps, and registering a timer that is already pending
-// does nothing.
+// the buckets); each bucket finds its timers by key and namespace, by a
+// scan while it is small and by an index past that, which firing never
+// updates (a fired timer's entry goes stale, and the index is cleared with
+// its bucket). Registering, deleting and firing are O(1) plus O(log b) when
+// a timestamp's bucket is added or dropped, b the pending timestamps, and
+// registering a timer that is already pending does nothing.
 //
 // The service never reads a clock and starts no goroutines: time is an input.
 // The watermark arrives through [Service.AdvanceWatermark]; the current

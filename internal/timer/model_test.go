@@ -140,7 +140,9 @@ func TestServiceMatchesReference(t *testing.T) {
 		ev, pt := &refQueue{}, &refQueue{}
 		refWM := int64(math.MinInt64)
 
-		keyGen := rapid.SampledFrom([]string{"a", "b", "c"})
+		// Up to 24 timers at a timestamp: buckets both scanned and
+		// indexed (smallBucket), and many duplicates.
+		keyGen := rapid.SampledFrom([]string{"a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l"})
 		nsGen := rapid.IntRange(0, 1)
 		tsGen := rapid.Int64Range(0, 30) // small: many ties and duplicates
 		timerGen := rapid.Custom(func(t *rapid.T) tm {
@@ -241,7 +243,8 @@ func TestServiceMatchesReference(t *testing.T) {
 }
 
 // TestQueueHeapInvariant checks the buckets' heap property, their pending
-// counts and the index after random pushes and removals of pending timers,
+// counts and their indexes after random pushes, pops (some pushed again at
+// once) and removals of pending timers,
 // the things the behaviour test sees only indirectly. Timestamps come from
 // a small range, so buckets hold many timers and get compacted.
 func TestQueueHeapInvariant(t *testing.T) {
@@ -250,13 +253,29 @@ func TestQueueHeapInvariant(t *testing.T) {
 		var pending []Timer[int, int]
 		n := rapid.IntRange(0, 300).Draw(t, "n")
 		for i := range n {
-			if len(pending) > 0 && rapid.IntRange(0, 2).Draw(t, "remove") == 0 {
+			switch op := rapid.IntRange(0, 5).Draw(t, "op"); {
+			case len(pending) > 0 && op == 0:
 				j := rapid.IntRange(0, len(pending)-1).Draw(t, "victim")
 				if !q.remove(pending[j]) {
 					t.Fatalf("remove(%v) of a pending timer = false", pending[j])
 				}
 				pending = slices.Delete(pending, j, j+1)
-			} else {
+			case len(pending) > 0 && op == 1:
+				// Fire the earliest, and maybe register it again at
+				// once: its bucket still holds its stale entry.
+				x := q.pop()
+				j := slices.Index(pending, x)
+				if j < 0 {
+					t.Fatalf("pop() = %v, not pending", x)
+				}
+				pending = slices.Delete(pending, j, j+1)
+				if rapid.Bool().Draw(t, "again") {
+					if !q.push(x) {
+						t.Fatalf("push(%v) of a fired timer = false", x)
+					}
+					pending = append(pending, x)
+				}
+			default:
 				x := Timer[int, int]{Timestamp: rapid.Int64Range(0, 8).Draw(t, "ts"), Key: i}
 				if !q.push(x) {
 					t.Fatalf("push(%v) of a new timer = false", x)
@@ -277,17 +296,28 @@ func TestQueueHeapInvariant(t *testing.T) {
 						if sl.timer.Timestamp != b.ts {
 							t.Fatalf("timer %v in the bucket of %d", sl.timer, b.ts)
 						}
+						if got, ok := q.find(b, keyNS[int, int]{sl.timer.Key, sl.timer.Namespace}); !ok || got != e {
+							t.Fatalf("timer %v: found %v %v, want %v (indexed %v)", sl.timer, got, ok, e, b.indexed)
+						}
 						n++
 					}
+				}
+				if !b.indexed && len(b.entries)-b.head > smallBucket {
+					t.Fatalf("bucket of %d: %d entries to scan, no index", b.ts, len(b.entries)-b.head)
 				}
 				if n != b.live || n == 0 {
 					t.Fatalf("bucket of %d: %d pending, live %d", b.ts, n, b.live)
 				}
 				live += n
 			}
-			if len(q.index) != len(pending) || live != len(pending) || len(q.buckets) != len(q.times) || int(q.used) != live+len(q.free) {
-				t.Fatalf("index %d, bucketed %d, pending %d, buckets %d/%d, slots %d, free %d",
-					len(q.index), live, len(pending), len(q.buckets), len(q.times), q.used, len(q.free))
+			for _, x := range pending {
+				if q.push(x) {
+					t.Fatalf("push(%v) of a pending timer = true", x)
+				}
+			}
+			if q.len() != len(pending) || live != len(pending) || len(q.buckets) != len(q.times) || int(q.used) != live+len(q.free) {
+				t.Fatalf("len %d, bucketed %d, pending %d, buckets %d/%d, slots %d, free %d",
+					q.len(), live, len(pending), len(q.buckets), len(q.times), q.used, len(q.free))
 			}
 		}
 	})

@@ -15,36 +15,60 @@ import (
 // appends to it, and firing takes the front of the earliest bucket: no
 // sifting per timer, only per timestamp.
 //
-// Timers live in a slab (slots) and never move while pending. index maps a
-// timer to its slot, for deduplication and delete; it is the only place a
-// timer's key and namespace are hashed. Deleting a timer frees its slot and
-// leaves a stale entry in its bucket (recognised by the slot's generation),
-// which firing skips; a bucket is compacted when most of it is stale, and
-// dropped as soon as it holds no pending timer.
+// Timers live in a slab (slots) and never move while pending. Each bucket
+// finds its own timers by key and namespace, for deduplication and delete:
+// a small bucket by a scan of its entries, a larger one by an index it
+// builds once it holds more than smallBucket entries. A timer leaves the
+// index lazily: firing or deleting it frees its slot, which counts the
+// slot's generation up, and an index entry whose generation is behind its
+// slot's is stale. The index is cleared at once when its bucket is dropped,
+// so firing a timer touches no map. Deleting a timer leaves a stale entry
+// in its bucket, which firing skips; a bucket is compacted when most of it
+// is stale, and dropped as soon as it holds no pending timer.
 type queue[K comparable, N comparable] struct {
-	times   []*bucket                // min-heap of the buckets by timestamp
-	buckets map[int64]*bucket        // timestamp -> its bucket
-	last    *bucket                  // the bucket of the latest push, if still in use
-	spare   []*bucket                // dropped buckets, for reuse
+	times   []*bucket[K, N]          // min-heap of the buckets by timestamp
+	buckets map[int64]*bucket[K, N]  // timestamp -> its bucket
+	last    *bucket[K, N]            // the bucket of the latest push, if still in use
+	spare   []*bucket[K, N]          // dropped buckets, for reuse
 	slots   []*[slotChunk]slot[K, N] // the slab, in chunks that never move
 	used    int32                    // slots handed out so far
 	free    []int32                  // slots not in use
-	index   map[Timer[K, N]]int32
+	n       int                      // pending timers
 }
 
 // bucket holds the timers pending at one timestamp, in registration order,
 // from head on; entries before head have fired.
-type bucket struct {
+type bucket[K comparable, N comparable] struct {
 	ts      int64
 	entries []entry
 	head    int
 	live    int // pending timers among entries[head:]
 	pos     int // index in the heap
+	// index finds a pending timer's entry by key and namespace once the
+	// bucket outgrew a scan (indexed); its entries may be stale.
+	index   map[keyNS[K, N]]entry
+	indexed bool
+	// peak is the most entries index held in any use of this bucket: a
+	// reused bucket whose index grew far beyond its use drops the index
+	// instead of clearing its room at every drop.
+	peak int
 }
+
+// keyNS is what tells two timers of one bucket apart.
+type keyNS[K comparable, N comparable] struct {
+	key K
+	ns  N
+}
+
+// smallBucket is the most entries a bucket searches by a scan; past it,
+// the bucket builds its index. A scan of a few entries costs less than a
+// map lookup, and most timestamps of a job whose timers are spread out
+// (an auction's expiry) hold one timer.
+const smallBucket = 8
 
 // entry is a timer's place in its bucket: the slot, and the slot's
 // generation when the timer was registered (a later generation means the
-// timer was deleted).
+// timer fired or was deleted).
 type entry struct {
 	slot int32
 	gen  uint32
@@ -60,15 +84,21 @@ const slotChunk = 1024
 // each time the slot is freed.
 type slot[K comparable, N comparable] struct {
 	timer Timer[K, N]
-	b     *bucket
+	b     *bucket[K, N]
 	gen   uint32
 }
 
-func (q *queue[K, N]) len() int { return len(q.index) }
+func (q *queue[K, N]) len() int { return q.n }
 
 // slot returns slot s of the slab.
 func (q *queue[K, N]) slot(s int32) *slot[K, N] {
 	return &q.slots[uint32(s)/slotChunk][uint32(s)%slotChunk]
+}
+
+// pending reports whether e is a pending timer of b.
+func (q *queue[K, N]) pending(e entry, b *bucket[K, N]) bool {
+	sl := q.slot(e.slot)
+	return sl.gen == e.gen && sl.b == b
 }
 
 // peek returns the earliest timestamp, if any timer is pending. Buckets
@@ -81,14 +111,31 @@ func (q *queue[K, N]) peek() (int64, bool) {
 	return q.times[0].ts, true
 }
 
+// find returns the entry of the pending timer of b with key and namespace
+// kn, if there is one.
+func (q *queue[K, N]) find(b *bucket[K, N], kn keyNS[K, N]) (entry, bool) {
+	if b.indexed {
+		e, ok := b.index[kn]
+		return e, ok && q.pending(e, b)
+	}
+	for _, e := range b.entries[b.head:] {
+		if sl := q.slot(e.slot); sl.gen == e.gen && sl.b == b && sl.timer.Key == kn.key && sl.timer.Namespace == kn.ns {
+			return e, true
+		}
+	}
+	return entry{}, false
+}
+
 // push adds t unless it is already pending and reports whether it did.
 func (q *queue[K, N]) push(t Timer[K, N]) bool {
-	if _, ok := q.index[t]; ok {
-		return false
+	if q.buckets == nil {
+		q.buckets = make(map[int64]*bucket[K, N])
 	}
-	if q.index == nil {
-		q.index = make(map[Timer[K, N]]int32)
-		q.buckets = make(map[int64]*bucket)
+	b, kn := q.bucketAt(t.Timestamp), keyNS[K, N]{t.Key, t.Namespace}
+	if b.live > 0 {
+		if _, ok := q.find(b, kn); ok {
+			return false
+		}
 	}
 	var s int32
 	if n := len(q.free); n > 0 {
@@ -101,17 +148,36 @@ func (q *queue[K, N]) push(t Timer[K, N]) bool {
 		}
 		q.used++
 	}
-	b := q.bucketAt(t.Timestamp)
 	sl := q.slot(s)
 	sl.timer, sl.b = t, b
-	b.entries = append(b.entries, entry{slot: s, gen: sl.gen})
+	e := entry{slot: s, gen: sl.gen}
+	b.entries = append(b.entries, e)
 	b.live++
-	q.index[t] = s
+	q.n++
+	switch {
+	case b.indexed:
+		b.index[kn] = e
+	case len(b.entries)-b.head > smallBucket:
+		q.buildIndex(b)
+	}
 	return true
 }
 
+// buildIndex indexes the pending timers of b, which outgrew a scan.
+func (q *queue[K, N]) buildIndex(b *bucket[K, N]) {
+	if b.index == nil {
+		b.index = make(map[keyNS[K, N]]entry, 2*smallBucket)
+	}
+	for _, e := range b.entries[b.head:] {
+		if sl := q.slot(e.slot); sl.gen == e.gen && sl.b == b {
+			b.index[keyNS[K, N]{sl.timer.Key, sl.timer.Namespace}] = e
+		}
+	}
+	b.indexed = true
+}
+
 // bucketAt returns the bucket of ts, adding one if there is none.
-func (q *queue[K, N]) bucketAt(ts int64) *bucket {
+func (q *queue[K, N]) bucketAt(ts int64) *bucket[K, N] {
 	if b := q.last; b != nil && b.ts == ts {
 		return b
 	}
@@ -121,7 +187,7 @@ func (q *queue[K, N]) bucketAt(ts int64) *bucket {
 			b = q.spare[n-1]
 			q.spare = q.spare[:n-1]
 		} else {
-			b = &bucket{}
+			b = &bucket[K, N]{}
 		}
 		b.ts = ts
 		q.buckets[ts] = b
@@ -135,12 +201,21 @@ func (q *queue[K, N]) bucketAt(ts int64) *bucket {
 
 // remove deletes t if it is pending and reports whether it was.
 func (q *queue[K, N]) remove(t Timer[K, N]) bool {
-	s, ok := q.index[t]
+	b := q.last
+	if b == nil || b.ts != t.Timestamp {
+		if b = q.buckets[t.Timestamp]; b == nil {
+			return false
+		}
+	}
+	kn := keyNS[K, N]{t.Key, t.Namespace}
+	e, ok := q.find(b, kn)
 	if !ok {
 		return false
 	}
-	b := q.slot(s).b
-	q.freeSlot(s)
+	if b.indexed {
+		delete(b.index, kn)
+	}
+	q.freeSlot(e.slot)
 	b.live--
 	switch {
 	case b.live == 0:
@@ -168,19 +243,21 @@ func (q *queue[K, N]) pop() Timer[K, N] {
 	}
 }
 
-// freeSlot forgets the timer in slot s.
+// freeSlot forgets the timer in slot s. Its bucket's index keeps an entry
+// for it, which the slot's new generation makes stale.
 func (q *queue[K, N]) freeSlot(s int32) {
 	sl := q.slot(s)
-	delete(q.index, sl.timer)
 	*sl = slot[K, N]{gen: sl.gen + 1} // drop references held by the key and namespace
 	q.free = append(q.free, s)
+	q.n--
 }
 
-// compact drops the stale and fired entries of b.
-func (q *queue[K, N]) compact(b *bucket) {
+// compact drops the stale and fired entries of b. Its index stays right:
+// it points at slots, not at places in entries.
+func (q *queue[K, N]) compact(b *bucket[K, N]) {
 	kept := b.entries[:0]
 	for _, e := range b.entries[b.head:] {
-		if sl := q.slot(e.slot); sl.gen == e.gen && sl.b == b {
+		if q.pending(e, b) {
 			kept = append(kept, e)
 		}
 	}
@@ -190,7 +267,7 @@ func (q *queue[K, N]) compact(b *bucket) {
 
 // drop removes b, which holds no pending timer, from the heap and keeps it
 // for reuse.
-func (q *queue[K, N]) drop(b *bucket) {
+func (q *queue[K, N]) drop(b *bucket[K, N]) {
 	i, last := b.pos, len(q.times)-1
 	if i != last {
 		q.swap(i, last)
@@ -203,6 +280,15 @@ func (q *queue[K, N]) drop(b *bucket) {
 	delete(q.buckets, b.ts)
 	if q.last == b {
 		q.last = nil
+	}
+	if b.indexed {
+		b.peak = max(b.peak, len(b.index))
+		if len(b.index)*4 < b.peak {
+			b.index, b.peak = nil, 0
+		} else {
+			clear(b.index) // also drops references held by keys and namespaces
+		}
+		b.indexed = false
 	}
 	b.entries, b.head, b.live = b.entries[:0], 0, 0
 	q.spare = append(q.spare, b)
@@ -252,17 +338,17 @@ func (q *queue[K, N]) down(i int) bool {
 func (q *queue[K, N]) all() iter.Seq[Timer[K, N]] {
 	return func(yield func(Timer[K, N]) bool) {
 		bs := slices.Clone(q.times)
-		slices.SortFunc(bs, func(a, b *bucket) int {
+		slices.SortFunc(bs, func(a, b *bucket[K, N]) int {
 			if a.ts < b.ts {
 				return -1
 			}
 			return 1 // no two buckets have the same timestamp
 		})
-		timers := make([]Timer[K, N], 0, len(q.index))
+		timers := make([]Timer[K, N], 0, q.n)
 		for _, b := range bs {
 			for _, e := range b.entries[b.head:] {
-				if sl := q.slot(e.slot); sl.gen == e.gen && sl.b == b {
-					timers = append(timers, sl.timer)
+				if q.pending(e, b) {
+					timers = append(timers, q.slot(e.slot).timer)
 				}
 			}
 		}

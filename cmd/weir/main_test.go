@@ -31,6 +31,15 @@ func TestMain(m *testing.M) {
 		os.RemoveAll(dir)
 		panic("go build ./cmd/weir: " + err.Error())
 	}
+	// The weir processes the tests start put their temporary files
+	// under dir, which goes at the end: a TaskManager killed with
+	// SIGKILL cannot remove its own (its cluster partitions' directory).
+	tmp := filepath.Join(dir, "tmp")
+	if err := os.Mkdir(tmp, 0o700); err != nil {
+		os.RemoveAll(dir)
+		panic(err)
+	}
+	os.Setenv("TMPDIR", tmp)
 	goleak.VerifyTestMain(m, goleak.Cleanup(func(code int) {
 		os.RemoveAll(dir)
 		os.Exit(code)

@@ -24,7 +24,7 @@ func TestClusterReactiveScalesWithTaskManagers(t *testing.T) {
 	cfg := sequence.Config{Keys: 8, RecordsPerKey: 3000, Rate: 4000}
 	cps, out := t.TempDir(), t.TempDir()
 	c := startCluster(t, cps, "--scheduler-mode", "reactive", "--cooldown-after-rescaling", "200ms", "--heartbeat-timeout", "60s")
-	c.startTaskManager(t, "1")
+	tms := []*proc{c.startTaskManager(t, "1")}
 	run := startWeir(t, "run", "--checkpoint-interval", "100ms", "--jobmanager", c.rest,
 		"sequence", "--keys", strconv.Itoa(cfg.Keys), "--records-per-key", strconv.FormatInt(cfg.RecordsPerKey, 10),
 		"--rate", strconv.FormatFloat(cfg.Rate, 'f', -1, 64), "--output", out)
@@ -35,8 +35,9 @@ func TestClusterReactiveScalesWithTaskManagers(t *testing.T) {
 	}
 
 	// Scale up: two more TaskManagers.
-	c.startTaskManager(t, "1")
+	second := c.startTaskManager(t, "1")
 	victim := c.startTaskManager(t, "1")
+	tms = append(tms, second, victim)
 	up := j.awaitParallelism(t, 3)
 	if c.jm.awaitCheckpoints(1) == "" {
 		t.Fatal("the jobmanager ended before a checkpoint at 3")
@@ -52,14 +53,14 @@ func TestClusterReactiveScalesWithTaskManagers(t *testing.T) {
 	if code, stderr := run.wait(); code != 0 {
 		_ = c.jm.cmd.Process.Kill()
 		_, jmErr := c.jm.wait()
-		t.Fatalf("run: exit %d: %s\njobmanager:\n%s", code, stderr, jmErr)
+		t.Fatalf("run: exit %d: %s\njobmanager:\n%s%s", code, stderr, jmErr, taskManagerLogs(tms))
 	}
 	lines, err := sequence.CommittedLines(out)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := sequence.Verify(cfg, lines); err != nil {
-		t.Fatalf("after scaling up and down: %v", err)
+		t.Fatalf("after scaling up and down: %v%s", err, taskManagerLogs(tms))
 	}
 	// Up is a rescale; down, a lost TaskManager, is a restart at what
 	// is left (a failure, not a rescale): no rescale is recorded for it.
@@ -74,6 +75,17 @@ func TestClusterReactiveScalesWithTaskManagers(t *testing.T) {
 	if len(down.Rescales) != len(up.Rescales) {
 		t.Errorf("rescales after the kill %+v, want none more than %+v", down.Rescales, up.Rescales)
 	}
+}
+
+// taskManagerLogs is what the TaskManagers tms wrote on stderr so far (with
+// -v: what the sink subtasks committed and discarded), for a failure's
+// message.
+func taskManagerLogs(tms []*proc) string {
+	var b strings.Builder
+	for i, tm := range tms {
+		fmt.Fprintf(&b, "\ntaskmanager %d:\n%s", i, tm.stderrSoFar())
+	}
+	return b.String()
 }
 
 // onlyJob is the job run submitted to c, the only one it runs, as the

@@ -24,9 +24,7 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/weir-engine/weir"
 )
@@ -113,7 +111,7 @@ func writeCounts(env *weir.Env, counts weir.DataStream[WordCount], output string
 //
 // It counts in two phases, as Flink's local-global aggregation does: each
 // subtask of the stage chained to the input splits its lines and counts
-// the words in a local map (localCount), and sends one partial count per
+// the words in a local table (localCount), and sends one partial count per
 // distinct word to the word's keyed subtask when a watermark passes (the
 // end of a bounded input is the final one), instead of every word. The
 // keyed count adds the partial counts up.
@@ -125,60 +123,42 @@ func Counts(lines weir.DataStream[string]) weir.DataStream[WordCount] {
 		Name("count").UID("wordcount-count")
 }
 
-// localCount splits lines into words and counts them in its subtask's map
+// localCount splits lines into words and counts them in its subtask's table
 // until a watermark (or the end of the input) flushes the partial counts
 // downstream. The counts not flushed yet are operator state: a checkpoint
 // stores them (SnapshotState) and a restore reads them back, so that every
 // word is counted exactly once whether its partial count was sent before
 // the checkpoint's barrier or is restored after it. The engine copies the
-// function per subtask, so each subtask has its own map.
+// function per subtask, so each subtask has its own table.
 type localCount struct {
-	// index maps a word to its entry in counts. A hit costs one map read
-	// (cheaper than the read-modify-write of a map[string]int64), and each
-	// word is stored once, copied out of its line: the map's keys sit
-	// together in memory instead of keeping every line they came from
-	// alive.
-	index   map[string]int32
-	counts  []WordCount
+	// counts holds the partial counts, each short word in the table's
+	// own slot beside its count: counting a word reads one place in
+	// memory, and no count keeps the line its word came from alive.
+	counts  *countTable
 	pending weir.ListState[WordCount]
-}
-
-// add counts n more of word w.
-func (c *localCount) add(w string, n int64) {
-	i, ok := c.index[w]
-	if !ok {
-		w = strings.Clone(w)
-		i = int32(len(c.counts))
-		c.index[w] = i
-		c.counts = append(c.counts, WordCount{Word: w})
-	}
-	c.counts[i].Count += n
-}
-
-// reset forgets the counts, keeping the map's and slice's room.
-func (c *localCount) reset() {
-	clear(c.index)
-	clear(c.counts)
-	c.counts = c.counts[:0]
 }
 
 // InitializeState registers the list state of the counts not flushed at a
 // checkpoint and reads back those restored to this subtask (on a rescale,
 // any subtask may take any word's partial count: the keyBy follows).
 func (c *localCount) InitializeState(ctx *weir.StateInitializationContext) (err error) {
-	c.index = make(map[string]int32)
+	c.counts = newCountTable()
 	if c.pending, err = weir.GetOperatorListState[WordCount](ctx, "pending-counts"); err != nil {
 		return err
 	}
 	for _, wc := range c.pending.Get() {
-		c.add(wc.Word, wc.Count)
+		c.counts.add(wc.Word, wc.Count)
 	}
 	return nil
 }
 
 // SnapshotState stores the counts not flushed yet.
 func (c *localCount) SnapshotState(weir.StateSnapshotContext) error {
-	c.pending.Update(slices.Clone(c.counts))
+	held := make([]WordCount, 0, c.counts.len())
+	for w, n := range c.counts.all() {
+		held = append(held, WordCount{Word: w, Count: n})
+	}
+	c.pending.Update(held)
 	return nil
 }
 
@@ -189,21 +169,21 @@ func (c *localCount) ProcessElement(_ *weir.ProcessContext[WordCount], line stri
 		if !ok {
 			return nil
 		}
-		c.add(w, 1)
+		c.counts.add(w, 1)
 		i = next
 	}
 }
 
 // OnWatermark emits the partial counts ahead of the watermark and starts
-// a new map.
+// counting afresh.
 func (c *localCount) OnWatermark(ctx *weir.ProcessContext[WordCount], _ int64) error {
-	if len(c.counts) == 0 {
+	if c.counts.len() == 0 {
 		return nil
 	}
-	for _, wc := range c.counts {
-		ctx.Collect(wc)
+	for w, n := range c.counts.all() {
+		ctx.Collect(WordCount{Word: w, Count: n})
 	}
-	c.reset()
+	c.counts.reset()
 	return nil
 }
 

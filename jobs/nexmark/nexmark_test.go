@@ -11,6 +11,7 @@ import (
 
 	"github.com/weir-engine/weir"
 	benchnexmark "github.com/weir-engine/weir/bench/nexmark"
+	"github.com/weir-engine/weir/bench/nexmark/queries"
 	"github.com/weir-engine/weir/bench/nexmark/reference"
 	"github.com/weir-engine/weir/jobs/nexmark"
 	"go.uber.org/goleak"
@@ -125,7 +126,7 @@ func TestRateLimits(t *testing.T) {
 // produces them, so the only records that cross between tasks are the two
 // subtasks' counts, not one record per result.
 func TestResultsAreCountedWhereTheyAreProduced(t *testing.T) {
-	const events = 20_000
+	const events = 2*queries.BlockEvents + 1000 // events for both subtasks
 	for _, q := range []string{"q1", "q2"} {
 		t.Run(q, func(t *testing.T) {
 			var out bytes.Buffer

@@ -4,9 +4,10 @@
 // with it (BenchmarkQueries).
 //
 // Every query reads Source: a split source over the nexmark generator, split
-// by event position (subtask i of p reads positions i, i+p, ...), so it
-// works at any parallelism and restores from a checkpoint at the position it
-// stopped. Event time is Event.Timestamp(). Watermarks come from
+// by event position in blocks of BlockEvents (subtask i of p reads blocks
+// i, i+p, ...), so it works at any parallelism, a subtask's bids name
+// mostly its own auctions, and it restores from a checkpoint at the
+// position it stopped. Event time is Event.Timestamp(). Watermarks come from
 // weir.AssignTimestampsAndWatermarks with an out-of-orderness bound derived
 // from the generator (OutOfOrderness): a whole out-of-order group plus one
 // inter-event delay, rounded up, so no event is ever late and every result

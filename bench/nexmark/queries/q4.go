@@ -63,7 +63,8 @@ func WinningBids(events weir.DataStream[nexmark.Event]) weir.DataStream[referenc
 // subtask's, or not created yet) wait for the watermark in case the auction
 // comes, and are then checked or sent as they are. Half of the bids are on
 // the hot auction, so most bids stop here, before the keyBy, as in Flink's
-// local-global aggregation.
+// local-global aggregation; the source's blocks (BlockEvents) keep the
+// auctions a subtask's bids name mostly its own at any parallelism.
 //
 // The auctions are a cache (see q4FilterAuctions): forgetting one only
 // lets more bids through, so it is not checkpointed; the bids not sent yet

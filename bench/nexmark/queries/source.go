@@ -7,10 +7,53 @@ import (
 	"github.com/weir-engine/weir/bench/nexmark"
 )
 
-// split is the part of the stream one source subtask reads: positions
-// Next, Next+Step, ... below End. It is its own checkpointed position.
+// split is the part of the stream one source subtask reads, and its own
+// checkpointed position: the stream cut into blocks of Block consecutive
+// events, dealt round-robin over Step subtasks, below End; Next is the
+// next event the split emits. A Block of 0 or 1 is single events dealt
+// round-robin (positions Next, Next+Step, ...), as checkpoints taken
+// before blocks hold.
 type split struct {
 	Next, Step, End int64
+	Block           int64
+}
+
+// BlockEvents is how many consecutive events of the stream one source
+// subtask generates before it skips the other subtasks' blocks: 2 s of
+// event time at the default rate (one q5 pane), far more than the events
+// between an auction and the bids on it (a bid names the hot auction or
+// one of the last 100 auctions, about 1,700 events back). So at any
+// parallelism a subtask's bids name mostly its own subtask's auctions and
+// its panes hold mostly its own bids, as in Flink's Nexmark source, where
+// each subtask generates its own auctions on its own timeline, while the
+// stream stays the same at every parallelism (the results are checked
+// against the reference), and the subtasks' event times stay within a
+// block of each other. A stream of fewer than Step blocks leaves some
+// subtasks without events.
+const BlockEvents = 20_000
+
+// splits is Source's splits of the first end events for p subtasks, in
+// blocks of block events.
+func splits(p int, end, block int64) []split {
+	s := make([]split, p)
+	for i := range s {
+		s[i] = split{Next: int64(i) * block, Step: int64(p), End: end, Block: block}
+	}
+	return s
+}
+
+// progress is how many events of s were emitted and how many it holds.
+func (s *split) progress() (done, total int64) {
+	b := max(s.Block, 1)
+	i := s.Next / b % s.Step // the split's index: Next is always in one of its blocks
+	return s.below(s.Next, i, b), s.below(s.End, i, b)
+}
+
+// below counts the events before n in the blocks of size b that the split
+// of index i gets.
+func (s *split) below(n, i, b int64) int64 {
+	cycle := b * s.Step
+	return n/cycle*b + min(max(n%cycle-i*b, 0), b)
 }
 
 // OutOfOrderness is the watermark bound for cfg's stream read by any number
@@ -52,22 +95,13 @@ func Source(env *weir.Env, cfg nexmark.Config, opts SourceOptions) weir.DataStre
 			if err := cfg.Validate(); err != nil {
 				return nil, err
 			}
-			s := make([]split, p)
-			for i := range s {
-				s[i] = split{Next: int64(i), Step: int64(p), End: end}
-			}
-			return s, nil
+			return splits(p, end, BlockEvents), nil
 		},
 		NewReader: func() weir.SplitReader[nexmark.Event, split] {
 			return &reader{cfg: cfg}
 		},
 		RatePerSecond: opts.Rate,
-		Progress: func(s *split) (int64, int64) {
-			// The split holds events first, first+Step, ... below End,
-			// with first = Next mod Step (first < Step).
-			first := s.Next % s.Step
-			return s.Next / s.Step, max(s.End-first+s.Step-1, 0) / s.Step
-		},
+		Progress:      (*split).progress,
 	})
 	w := weir.BoundedOutOfOrderness(OutOfOrderness(cfg), EventTime)
 	w.PerElement = opts.PerElementWatermarks
@@ -92,6 +126,29 @@ type reader struct {
 
 // Read emits up to budget events of s, a slab at a time.
 func (r *reader) Read(s *split, budget int, emit func(nexmark.Event) error) (bool, error) {
+	if s.Block <= 1 {
+		return r.readStrided(s, budget, emit)
+	}
+	for budget > 0 && s.Next < s.End {
+		n := min(int64(min(budget, slabEvents)), s.End-s.Next, s.Block-s.Next%s.Block)
+		slab := r.slab[:n]
+		r.cfg.EventsAt(slab, s.Next, 1)
+		for i := range slab {
+			if err := emit(slab[i]); err != nil {
+				return false, err
+			}
+			s.Next++
+		}
+		if s.Next%s.Block == 0 {
+			s.Next += (s.Step - 1) * s.Block // the other subtasks' blocks
+		}
+		budget -= int(n)
+	}
+	return s.Next >= s.End, nil
+}
+
+// readStrided is Read of a split of single events dealt round-robin.
+func (r *reader) readStrided(s *split, budget int, emit func(nexmark.Event) error) (bool, error) {
 	for budget > 0 && s.Next < s.End {
 		n := int(min(int64(min(budget, slabEvents)), (s.End-s.Next+s.Step-1)/s.Step))
 		slab := r.slab[:n]

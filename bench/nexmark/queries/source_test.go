@@ -1,6 +1,8 @@
 package queries
 
 import (
+	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/weir-engine/weir/bench/nexmark"
@@ -24,22 +26,77 @@ func TestOutOfOrdernessMakesNoEventLate(t *testing.T) {
 			cfg := nexmark.DefaultConfig()
 			cfg.NumEvents, cfg.FirstEventRate, cfg.OutOfOrderGroupSize = 20_000, tc.rate, tc.group
 			bound := OutOfOrderness(cfg).Milliseconds()
-			g := nexmark.NewGenerator(cfg)
-			for i := range tc.parts {
-				maxTS := int64(-1 << 63)
-				s := g.Split(i, tc.parts)
-				for {
-					e, ok := s.Next()
-					if !ok {
-						break
+			for _, block := range []int64{1, 7, 1000, BlockEvents} {
+				for i, sp := range splits(tc.parts, cfg.NumEvents, block) {
+					maxTS := int64(-1 << 63)
+					for _, e := range readAll(t, cfg, &sp, 1000) {
+						ts := e.Timestamp()
+						if maxTS != -1<<63 && ts <= maxTS-bound-1 {
+							t.Fatalf("blocks of %d, split %d: event at %d is late for watermark %d", block, i, ts, maxTS-bound-1)
+						}
+						maxTS = max(maxTS, ts)
 					}
-					ts := e.Timestamp()
-					if maxTS != -1<<63 && ts <= maxTS-bound-1 {
-						t.Fatalf("split %d: event at %d is late for watermark %d", i, ts, maxTS-bound-1)
-					}
-					maxTS = max(maxTS, ts)
 				}
 			}
 		})
+	}
+}
+
+// The splits of every parallelism and block size emit, between them, every
+// event of the stream once: each split the events of its blocks, in order,
+// and its progress says how many it emitted of how many it holds after
+// every read.
+func TestSplitsDealTheStreamInBlocks(t *testing.T) {
+	cfg := nexmark.DefaultConfig()
+	cfg.NumEvents = 10_007
+	all := slices.Collect(nexmark.NewGenerator(cfg).All())
+	for _, tc := range []struct {
+		parts  int
+		block  int64
+		budget int
+	}{
+		{1, BlockEvents, 1000}, {2, 1, 64}, {2, 7, 5}, {3, 1000, 333},
+		{4, 2500, 10_000}, {3, 5000, 1}, {2, BlockEvents, 700},
+	} {
+		t.Run(fmt.Sprintf("p%d-block%d-budget%d", tc.parts, tc.block, tc.budget), func(t *testing.T) {
+			for i, sp := range splits(tc.parts, cfg.NumEvents, tc.block) {
+				var want []nexmark.Event
+				for n := range cfg.NumEvents {
+					if n/tc.block%int64(tc.parts) == int64(i) {
+						want = append(want, all[n])
+					}
+				}
+				if done, total := sp.progress(); done != 0 || total != int64(len(want)) {
+					t.Fatalf("split %d starts at progress %d of %d, want 0 of %d", i, done, total, len(want))
+				}
+				if got := readAll(t, cfg, &sp, tc.budget); !slices.Equal(got, want) {
+					t.Fatalf("split %d emitted %d events, want its %d in order", i, len(got), len(want))
+				}
+			}
+		})
+	}
+}
+
+// readAll reads sp to its end with reads of budget events, checking its
+// progress after each, and returns what it emitted.
+func readAll(t *testing.T, cfg nexmark.Config, sp *split, budget int) []nexmark.Event {
+	t.Helper()
+	r := &reader{cfg: cfg}
+	var got []nexmark.Event
+	_, total := sp.progress()
+	for {
+		done, err := r.Read(sp, budget, func(e nexmark.Event) error {
+			got = append(got, e)
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d, tot := sp.progress(); d != int64(len(got)) || tot != total {
+			t.Fatalf("progress %d of %d after %d events of %d", d, tot, len(got), total)
+		}
+		if done {
+			return got
+		}
 	}
 }

@@ -203,13 +203,30 @@ func Q4Of(events weir.DataStream[nexmark.Event]) weir.DataStream[reference.Q4Row
 // winningBid keeps per auction ID the auction and its best valid bid so
 // far (one state, read once per bid), and the bids that came before the
 // auction. An event-time timer at Expires-1 emits the winner: once the
-// watermark is there, every bid placed before Expires has arrived. Closed
-// remembers an auction that was emitted, so that later (necessarily
-// invalid) bids are dropped instead of kept.
+// watermark is there, every bid placed before Expires has arrived.
+//
+// A bid that comes after its auction closed is invalid (it is not late,
+// so it was placed after the watermark that closed the auction), and is
+// dropped when closed still remembers the auction: a cache of the
+// auctions this subtask closed, by ID modulo its size, which covers the
+// auctions bids name (the hot one and the last 100). A bid on a closed
+// auction the cache forgot (another closed since in its slot, or a
+// restore, which starts it empty) waits in early for an auction that does
+// not come again: memory, never a wrong winner. Keyed state for it would
+// hold one entry for every auction ever closed.
 type winningBid struct {
 	open   weir.ValueState[q4Open]
 	early  weir.ListState[q4Bid]
-	closed weir.ValueState[bool]
+	closed *[q4ClosedAuctions]q4Closed
+}
+
+// q4ClosedAuctions is the size of winningBid's cache of closed auctions.
+const q4ClosedAuctions = 4096
+
+// q4Closed is a slot of winningBid's cache of closed auctions.
+type q4Closed struct {
+	id  int64
+	set bool
 }
 
 // q4Open is an auction not closed yet and its best valid bid so far.
@@ -227,8 +244,8 @@ func (f *winningBid) Open(rc *weir.KeyedRuntimeContext[int64]) (err error) {
 	if f.early, err = weir.GetListState[q4Bid](rc, "early"); err != nil {
 		return err
 	}
-	f.closed, err = weir.GetValueState[bool](rc, "closed")
-	return err
+	f.closed = new([q4ClosedAuctions]q4Closed)
+	return nil
 }
 
 // ProcessElement1 takes the auction, offers it the bids that came first and
@@ -252,7 +269,7 @@ func (f *winningBid) ProcessElement2(_ *weir.KeyedContext[int64, reference.Winne
 		}
 		return nil
 	}
-	if closed, _ := f.closed.Value(); !closed {
+	if c := f.closed[uint64(b.Auction)%q4ClosedAuctions]; !c.set || c.id != b.Auction {
 		f.early.Add(b)
 	}
 	return nil
@@ -277,7 +294,7 @@ func (f *winningBid) OnTimer(ctx *weir.KeyedContext[int64, reference.Winner], _ 
 		ctx.Collect(reference.Winner{Auction: a.ID, Seller: a.Seller, Category: a.Category, Bidder: b.Bidder, Price: b.Price, DateTime: b.DateTime})
 	}
 	f.open.Clear()
-	f.closed.Update(true)
+	f.closed[uint64(o.Auction.ID)%q4ClosedAuctions] = q4Closed{id: o.Auction.ID, set: true}
 	return nil
 }
 

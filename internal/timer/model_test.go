@@ -275,8 +275,25 @@ func TestQueueHeapInvariant(t *testing.T) {
 					}
 					pending = append(pending, x)
 				}
+			case len(pending) > 0 && op == 2 && rapid.IntRange(0, 3).Draw(t, "other-ns") == 0:
+				// The same key in the other namespace is another timer.
+				y := pending[rapid.IntRange(0, len(pending)-1).Draw(t, "of")]
+				y.Namespace = 1 - y.Namespace
+				if !slices.Contains(pending, y) {
+					if !q.push(y) {
+						t.Fatalf("push(%v), whose key is pending in namespace %d only = false", y, 1-y.Namespace)
+					}
+					pending = append(pending, y)
+				}
 			default:
-				x := Timer[int, int]{Timestamp: rapid.Int64Range(0, 8).Draw(t, "ts"), Key: i}
+				// Mostly namespace 0, as a window's end is every key's
+				// timer for one window: buckets indexed by key alone, and
+				// some that a second namespace turns to key and namespace.
+				ns := 0
+				if rapid.IntRange(0, 15).Draw(t, "ns") == 0 {
+					ns = 1
+				}
+				x := Timer[int, int]{Timestamp: rapid.Int64Range(0, 8).Draw(t, "ts"), Key: i, Namespace: ns}
 				if !q.push(x) {
 					t.Fatalf("push(%v) of a new timer = false", x)
 				}

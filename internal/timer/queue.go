@@ -44,9 +44,15 @@ type bucket[K comparable, N comparable] struct {
 	head    int
 	live    int // pending timers among entries[head:]
 	pos     int // index in the heap
-	// index finds a pending timer's entry by key and namespace once the
-	// bucket outgrew a scan (indexed); its entries may be stale.
+	// byKey, while every timer of the bucket has namespace ns (oneNS:
+	// a window's end, where every key's timer is for that window), or
+	// else index, finds a pending timer's entry by key and namespace
+	// once the bucket outgrew a scan (indexed); their entries may be
+	// stale. A key alone hashes faster than a key and a namespace.
+	byKey   map[K]entry
 	index   map[keyNS[K, N]]entry
+	ns      N
+	oneNS   bool
 	indexed bool
 	// peak is the most entries index held in any use of this bucket: a
 	// reused bucket whose index grew far beyond its use drops the index
@@ -115,7 +121,14 @@ func (q *queue[K, N]) peek() (int64, bool) {
 // kn, if there is one.
 func (q *queue[K, N]) find(b *bucket[K, N], kn keyNS[K, N]) (entry, bool) {
 	if b.indexed {
-		e, ok := b.index[kn]
+		var e entry
+		var ok bool
+		switch {
+		case !b.oneNS:
+			e, ok = b.index[kn]
+		case kn.ns == b.ns:
+			e, ok = b.byKey[kn.key]
+		}
 		return e, ok && q.pending(e, b)
 	}
 	for _, e := range b.entries[b.head:] {
@@ -137,6 +150,16 @@ func (q *queue[K, N]) push(t Timer[K, N]) bool {
 			return false
 		}
 	}
+	switch {
+	case len(b.entries) == 0:
+		b.ns, b.oneNS = t.Namespace, true
+	case b.oneNS && t.Namespace != b.ns:
+		b.oneNS = false
+		if b.indexed {
+			clear(b.byKey)
+			q.buildIndex(b) // by key and namespace now
+		}
+	}
 	var s int32
 	if n := len(q.free); n > 0 {
 		s = q.free[n-1]
@@ -155,6 +178,8 @@ func (q *queue[K, N]) push(t Timer[K, N]) bool {
 	b.live++
 	q.n++
 	switch {
+	case b.indexed && b.oneNS:
+		b.byKey[t.Key] = e
 	case b.indexed:
 		b.index[kn] = e
 	case len(b.entries)-b.head > smallBucket:
@@ -163,14 +188,22 @@ func (q *queue[K, N]) push(t Timer[K, N]) bool {
 	return true
 }
 
-// buildIndex indexes the pending timers of b, which outgrew a scan.
+// buildIndex indexes the pending timers of b, which outgrew a scan: by
+// key while they share one namespace, else by key and namespace.
 func (q *queue[K, N]) buildIndex(b *bucket[K, N]) {
-	if b.index == nil {
+	switch {
+	case b.oneNS && b.byKey == nil:
+		b.byKey = make(map[K]entry, 2*smallBucket)
+	case !b.oneNS && b.index == nil:
 		b.index = make(map[keyNS[K, N]]entry, 2*smallBucket)
 	}
 	for _, e := range b.entries[b.head:] {
 		if sl := q.slot(e.slot); sl.gen == e.gen && sl.b == b {
-			b.index[keyNS[K, N]{sl.timer.Key, sl.timer.Namespace}] = e
+			if b.oneNS {
+				b.byKey[sl.timer.Key] = e
+			} else {
+				b.index[keyNS[K, N]{sl.timer.Key, sl.timer.Namespace}] = e
+			}
 		}
 	}
 	b.indexed = true
@@ -212,7 +245,10 @@ func (q *queue[K, N]) remove(t Timer[K, N]) bool {
 	if !ok {
 		return false
 	}
-	if b.indexed {
+	switch {
+	case b.indexed && b.oneNS:
+		delete(b.byKey, kn.key)
+	case b.indexed:
 		delete(b.index, kn)
 	}
 	q.freeSlot(e.slot)
@@ -282,15 +318,17 @@ func (q *queue[K, N]) drop(b *bucket[K, N]) {
 		q.last = nil
 	}
 	if b.indexed {
-		b.peak = max(b.peak, len(b.index))
-		if len(b.index)*4 < b.peak {
-			b.index, b.peak = nil, 0
+		b.peak = max(b.peak, len(b.index), len(b.byKey))
+		if max(len(b.index), len(b.byKey))*4 < b.peak {
+			b.index, b.byKey, b.peak = nil, nil, 0
 		} else {
 			clear(b.index) // also drops references held by keys and namespaces
+			clear(b.byKey)
 		}
 		b.indexed = false
 	}
-	b.entries, b.head, b.live = b.entries[:0], 0, 0
+	var zero N
+	b.entries, b.head, b.live, b.ns, b.oneNS = b.entries[:0], 0, 0, zero, false
 	q.spare = append(q.spare, b)
 }
 

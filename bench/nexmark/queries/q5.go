@@ -48,15 +48,15 @@ type q5Partial struct {
 // and none of them was behind the previous watermark, so neither is the
 // partial count. A checkpoint stores the counts not yet emitted.
 //
-// The counts are a map per pane, keyed by auction alone (the map's fast
-// path for int64 keys), and the pane of the last bid is remembered: bids
-// come in time order but for the few out of order, so almost every bid
-// costs one lookup in the current pane's map.
+// The counts are a table per pane, keyed by auction alone (idCounts), and
+// the pane of the last bid is remembered: bids come in time order but for
+// the few out of order, so almost every bid costs one add to the current
+// pane's table.
 type q5LocalCount struct {
-	panes map[int64]map[int64]int64 // pane -> auction -> bids
-	pane  int64                     // the pane of cur
-	cur   map[int64]int64           // panes[pane], or nil
-	spare []map[int64]int64         // emptied maps of emitted panes
+	panes map[int64]*idCounts // pane -> auction -> bids
+	pane  int64               // the pane of cur
+	cur   *idCounts           // panes[pane], or nil
+	spare []*idCounts         // emptied tables of emitted panes
 	state weir.ListState[q5Partial]
 }
 
@@ -65,9 +65,9 @@ func (f *q5LocalCount) InitializeState(ctx *weir.StateInitializationContext) (er
 	if f.state, err = weir.GetOperatorListState[q5Partial](ctx, "q5-partials"); err != nil {
 		return err
 	}
-	f.panes, f.cur = map[int64]map[int64]int64{}, nil
+	f.panes, f.cur = map[int64]*idCounts{}, nil
 	for _, p := range f.state.Get() {
-		f.counts(p.Pane)[p.Auction] += p.Count
+		f.counts(p.Pane).add(p.Auction, p.Count)
 	}
 	return nil
 }
@@ -76,7 +76,7 @@ func (f *q5LocalCount) InitializeState(ctx *weir.StateInitializationContext) (er
 func (f *q5LocalCount) SnapshotState(weir.StateSnapshotContext) error {
 	held := []q5Partial{}
 	for pane, counts := range f.panes {
-		for auction, n := range counts {
+		for auction, n := range counts.all() {
 			held = append(held, q5Partial{Auction: auction, Pane: pane, Count: n})
 		}
 	}
@@ -84,8 +84,8 @@ func (f *q5LocalCount) SnapshotState(weir.StateSnapshotContext) error {
 	return nil
 }
 
-// counts is the map of pane, which it adds if there is none.
-func (f *q5LocalCount) counts(pane int64) map[int64]int64 {
+// counts is the table of pane, which it adds if there is none.
+func (f *q5LocalCount) counts(pane int64) *idCounts {
 	if f.cur != nil && f.pane == pane {
 		return f.cur
 	}
@@ -94,7 +94,7 @@ func (f *q5LocalCount) counts(pane int64) map[int64]int64 {
 		if n := len(f.spare); n > 0 {
 			m, f.spare = f.spare[n-1], f.spare[:n-1]
 		} else {
-			m = map[int64]int64{}
+			m = newIDCounts()
 		}
 		f.panes[pane] = m
 	}
@@ -106,7 +106,7 @@ func (f *q5LocalCount) counts(pane int64) map[int64]int64 {
 func (f *q5LocalCount) ProcessElement(_ *weir.ProcessContext[q5Partial], e nexmark.Event) error {
 	if e.IsBid() {
 		b := e.Bid()
-		f.counts(reference.WindowStart(b.DateTime, reference.Q5Slide))[b.Auction]++
+		f.counts(reference.WindowStart(b.DateTime, reference.Q5Slide)).add(b.Auction, 1)
 	}
 	return nil
 }
@@ -114,10 +114,10 @@ func (f *q5LocalCount) ProcessElement(_ *weir.ProcessContext[q5Partial], e nexma
 // OnWatermark emits the counts and forgets them.
 func (f *q5LocalCount) OnWatermark(ctx *weir.ProcessContext[q5Partial], _ int64) error {
 	for pane, counts := range f.panes {
-		for auction, n := range counts {
+		for auction, n := range counts.all() {
 			ctx.CollectWithTimestamp(q5Partial{Auction: auction, Pane: pane, Count: n}, pane+reference.Q5Slide-1)
 		}
-		clear(counts)
+		counts.reset()
 		f.spare = append(f.spare, counts)
 	}
 	clear(f.panes)

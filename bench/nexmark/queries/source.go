@@ -28,8 +28,8 @@ type split struct {
 // each subtask generates its own auctions on its own timeline, while the
 // stream stays the same at every parallelism (the results are checked
 // against the reference), and the subtasks' event times stay within a
-// block of each other. A stream of fewer than Step blocks leaves some
-// subtasks without events.
+// block of each other. A stream shorter than one block per subtask
+// leaves some subtasks without events.
 const BlockEvents = 20_000
 
 // splits is Source's splits of the first end events for p subtasks, in

@@ -14,7 +14,10 @@
 //
 // On the heap ([NewKeyedBackend]) each state keeps one Go map per local key
 // group: an access is one slice index (the current key group) plus one map
-// lookup keyed by K; keys are never boxed. In Pebble ([OpenPebble]) every
+// lookup keyed by K; keys are never boxed. Without TTL a ValueState's map
+// holds a cell per key and a MapState's a cell with the key's map, kept in
+// a slice while it has at most eight entries (celltable.go, mapcells.go),
+// and a state finds the current key's cell once per key. In Pebble ([OpenPebble]) every
 // entry is one Pebble key, key group first (see kvstore.go), and every access
 // encodes or decodes with the codecs of K and the value; a MapState keeps a
 // key's whole map as one value. Clearing a key's state deletes its entry, so

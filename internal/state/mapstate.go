@@ -6,56 +6,47 @@ import "iter"
 // whose map becomes empty has no state.
 type MapState[K comparable, UK comparable, UV any] struct {
 	b *KeyedBackend[K]
-	t table[K, map[UK]UV]
-	// heap is t when it is a plain heap table, for the hot paths: there
-	// the inner map is changed in place, so a write costs one lookup
-	// (which also does the copy-on-write) and no store.
-	heap *heapTable[K, map[UK]UV]
+	// cells is the table on the heap without TTL (see mapCellTable); t
+	// is the table otherwise, nil with cells.
+	cells *mapCellTable[K, UK, UV]
+	t     table[K, map[UK]UV]
 }
 
-func newMapState[K comparable, UK comparable, UV any](b *KeyedBackend[K], t table[K, map[UK]UV]) *MapState[K, UK, UV] {
-	s := &MapState[K, UK, UV]{b: b, t: t}
-	s.heap, _ = t.(*heapTable[K, map[UK]UV])
-	return s
-}
-
-// entries returns the current key's map, or nil.
-func (s *MapState[K, UK, UV]) entries() map[UK]UV {
-	g := s.b.current()
-	if g < 0 {
-		return nil
-	}
-	if s.heap != nil {
-		return s.heap.groups[g][s.b.key]
-	}
+// entries returns the current key's map from a table other than cells, or
+// nil.
+func (s *MapState[K, UK, UV]) entries(g int) map[UK]UV {
 	m, _ := s.t.lookup(g, s.b.key)
 	return m
 }
 
 // Get returns the value mapped to uk for the current key.
 func (s *MapState[K, UK, UV]) Get(uk UK) (UV, bool) {
-	uv, ok := s.entries()[uk]
+	g := s.b.current()
+	switch {
+	case g < 0:
+		var zero UV
+		return zero, false
+	case s.cells != nil:
+		return s.cells.get(g, uk)
+	}
+	uv, ok := s.entries(g)[uk]
 	return uv, ok
 }
 
 // Contains reports whether the current key maps uk.
 func (s *MapState[K, UK, UV]) Contains(uk UK) bool {
-	_, ok := s.entries()[uk]
+	_, ok := s.Get(uk)
 	return ok
 }
 
 // Put maps uk to uv for the current key.
 func (s *MapState[K, UK, UV]) Put(uk UK, uv UV) {
 	g := s.b.current()
-	if g < 0 {
+	switch {
+	case g < 0:
 		return
-	}
-	if s.heap != nil {
-		if m, _ := s.heap.lookupForWrite(g, s.b.key); m != nil {
-			m[uk] = uv
-			return
-		}
-		s.heap.store(g, s.b.key, map[UK]UV{uk: uv})
+	case s.cells != nil:
+		s.cells.put(g, uk, uv)
 		return
 	}
 	m, _ := s.t.lookupForWrite(g, s.b.key)
@@ -70,7 +61,11 @@ func (s *MapState[K, UK, UV]) Put(uk UK, uv UV) {
 // removes the key's state.
 func (s *MapState[K, UK, UV]) Remove(uk UK) {
 	g := s.b.current()
-	if g < 0 {
+	switch {
+	case g < 0:
+		return
+	case s.cells != nil:
+		s.cells.del(g, uk)
 		return
 	}
 	m, ok := s.t.lookupForWrite(g, s.b.key)
@@ -81,22 +76,33 @@ func (s *MapState[K, UK, UV]) Remove(uk UK) {
 		return
 	}
 	delete(m, uk)
-	switch {
-	case len(m) == 0:
+	if len(m) == 0 {
 		s.t.remove(g, s.b.key)
-	case s.heap == nil:
-		s.t.store(g, s.b.key, m)
+		return
 	}
+	s.t.store(g, s.b.key, m)
 }
 
 // IsEmpty reports whether the current key maps nothing.
 func (s *MapState[K, UK, UV]) IsEmpty() bool {
-	return len(s.entries()) == 0
+	g := s.b.current()
+	switch {
+	case g < 0:
+		return true
+	case s.cells != nil:
+		return s.cells.size(g) == 0
+	}
+	return len(s.entries(g)) == 0
 }
 
 // Clear removes the current key's map.
 func (s *MapState[K, UK, UV]) Clear() {
-	if g := s.b.current(); g >= 0 {
+	g := s.b.current()
+	switch {
+	case g < 0:
+	case s.cells != nil:
+		s.cells.remove(g, s.b.key)
+	default:
 		s.t.remove(g, s.b.key)
 	}
 }
@@ -107,7 +113,15 @@ func (s *MapState[K, UK, UV]) Clear() {
 // Put while ranging may or may not be yielded.
 func (s *MapState[K, UK, UV]) All() iter.Seq2[UK, UV] {
 	return func(yield func(UK, UV) bool) {
-		for uk, uv := range s.entries() {
+		g := s.b.current()
+		switch {
+		case g < 0:
+			return
+		case s.cells != nil:
+			s.cells.all(g, yield)
+			return
+		}
+		for uk, uv := range s.entries(g) {
 			if !yield(uk, uv) {
 				return
 			}
@@ -118,7 +132,7 @@ func (s *MapState[K, UK, UV]) All() iter.Seq2[UK, UV] {
 // Keys returns the current key's user keys; see All for the rules.
 func (s *MapState[K, UK, UV]) Keys() iter.Seq[UK] {
 	return func(yield func(UK) bool) {
-		for uk := range s.entries() {
+		for uk := range s.All() {
 			if !yield(uk) {
 				return
 			}

@@ -65,7 +65,9 @@ func checkBackendMatchesModel(t *testing.T, kind string) {
 		}
 		scanEveryStep := rapid.Bool().Draw(t, "scanEveryStep")
 		keyGen := rapid.SampledFrom([]string{"a", "b", "c", "d", "e"})
-		userKeyGen := rapid.SampledFrom([]string{"x", "y", "z"})
+		// More user keys than a small map holds (smallMapMax), so that
+		// maps grow past it and shrink again.
+		userKeyGen := rapid.SampledFrom([]string{"x", "y", "z", "u0", "u1", "u2", "u3", "u4", "u5", "u6", "u7"})
 		var wantErr error
 		type captured struct {
 			c   *Capture[string]
@@ -152,6 +154,39 @@ func checkBackendMatchesModel(t *testing.T, kind string) {
 					}
 				})
 			},
+			"mapPutAll": func(t *rapid.T) {
+				uks := rapid.SliceOfN(userKeyGen, 0, 10).Draw(t, "uks")
+				x := rapid.IntRange(0, 9).Draw(t, "x")
+				if len(uks) == 0 {
+					return
+				}
+				for _, uk := range uks {
+					m.Put(uk, x)
+				}
+				write(func(a addr) {
+					for _, uk := range uks {
+						if ref.maps[a] == nil {
+							ref.maps[a] = map[string]int{}
+						}
+						ref.maps[a][uk] = x
+					}
+				})
+			},
+			"mapRangeRemove": func(t *rapid.T) {
+				if !ref.valid {
+					return
+				}
+				drop := rapid.SliceOfN(userKeyGen, 0, 4).Draw(t, "drop")
+				checkRangeRemove(t, kind, m, ref.maps[ref.cur], drop)
+				write(func(a addr) {
+					for _, uk := range drop {
+						delete(ref.maps[a], uk)
+					}
+					if len(ref.maps[a]) == 0 {
+						delete(ref.maps, a)
+					}
+				})
+			},
 			"mapClear": func(t *rapid.T) {
 				m.Clear()
 				write(func(a addr) { delete(ref.maps, a) })
@@ -229,11 +264,51 @@ func checkCurrent(t *rapid.T, ref *stateModel, v *ValueState[string, int], l *Li
 	if got := maps.Collect(m.All()); !maps.Equal(got, ref.maps[a]) {
 		t.Fatalf("%v: map All = %v, want %v", a, got, ref.maps[a])
 	}
+	if got := slices.Collect(m.Keys()); len(got) != len(ref.maps[a]) {
+		t.Fatalf("%v: map Keys = %v, want the keys of %v once each", a, got, ref.maps[a])
+	}
 	if m.IsEmpty() != (len(ref.maps[a]) == 0) {
 		t.Fatalf("%v: IsEmpty = %v", a, m.IsEmpty())
 	}
 	if got, ok := r.Get(); got != ref.sums[a] || ok != hasKey(ref.sums, a) {
 		t.Fatalf("%v: sum Get = %d, %v, want %d", a, got, ok, ref.sums[a])
+	}
+}
+
+// checkRangeRemove ranges over the current key's map, which the model
+// says is want, and removes the user keys drop when the first entry is
+// yielded. Every entry must be yielded at most once with its value, and
+// every entry not dropped must be yielded. On the heap, as with a Go map,
+// a dropped entry not reached yet must not be.
+func checkRangeRemove(t *rapid.T, kind string, m *MapState[string, string, int], want map[string]int, drop []string) {
+	got := map[string]int{}
+	var first string
+	for uk, uv := range m.All() {
+		if _, dup := got[uk]; dup {
+			t.Fatalf("All yielded %q twice", uk)
+		}
+		if len(got) == 0 {
+			first = uk
+			for _, d := range drop {
+				m.Remove(d)
+			}
+		}
+		got[uk] = uv
+	}
+	for uk, uv := range got {
+		if w, ok := want[uk]; !ok || w != uv {
+			t.Fatalf("All yielded %q: %d, want %v", uk, uv, want)
+		}
+	}
+	for uk := range want {
+		_, yielded := got[uk]
+		dropped := slices.Contains(drop, uk)
+		switch {
+		case !dropped && !yielded:
+			t.Fatalf("All removing %v did not yield %q of %v", drop, uk, want)
+		case kind == "heap" && dropped && yielded && uk != first:
+			t.Fatalf("All yielded %q, removed before it was reached (first %q)", uk, first)
+		}
 	}
 }
 

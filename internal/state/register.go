@@ -65,7 +65,12 @@ func List[K comparable, V any](b *KeyedBackend[K], name string, opts ...Option) 
 // which maps each key to a map from UK to UV.
 func Map[K comparable, UK comparable, UV any](b *KeyedBackend[K], name string, opts ...Option) (*MapState[K, UK, UV], error) {
 	return register(b, name, opts, func() (*MapState[K, UK, UV], registered[K]) {
-		s := newMapState(b, tableOf(b, name, maps.Clone[map[UK]UV], opts))
+		s := &MapState[K, UK, UV]{b: b}
+		if b.kv == nil && describe(opts).ttl == nil {
+			s.cells = newMapCellTable[K, UK, UV](b)
+			return s, s.cells
+		}
+		s.t = tableOf(b, name, maps.Clone[map[UK]UV], opts)
 		return s, s.t
 	})
 }

@@ -16,9 +16,8 @@ import (
 // Every state writes through store or remove after changing what a key
 // maps to, even when it changed a value it got from lookup in place (a
 // MapState's inner map): the Pebble table needs it to write the new bytes.
-// The one exception is MapState on a heap table, which changes the inner
-// map it got from lookupForWrite (that call did the copy-on-write) and
-// stores only a new map.
+// ValueState and MapState on the heap without TTL use tables of their own
+// (cellTable, mapCellTable) that change a key's cell in place.
 type table[K comparable, S any] interface {
 	// lookup returns the entry of k in local key group g.
 	lookup(g int, k K) (S, bool)

@@ -39,7 +39,7 @@ func FromSlice[T any](env *Env, items []T) DataStream[T] {
 			}
 			return s.Next >= n, nil
 		},
-		fill: func(s *strideSplit, buf []T) (int, bool, error) {
+		Fill: func(s *strideSplit, buf []T) (int, bool, error) {
 			k := 0
 			for ; k < len(buf) && s.Next < n; k++ {
 				buf[k] = data[s.Next]
@@ -88,7 +88,7 @@ func Generate[T any](env *Env, g Generator[T]) DataStream[T] {
 			}
 			return bounded && s.Next >= g.Count, nil
 		},
-		fill: func(s *strideSplit, buf []T) (int, bool, error) {
+		Fill: func(s *strideSplit, buf []T) (int, bool, error) {
 			k := 0
 			for ; k < len(buf) && (!bounded || s.Next < g.Count); k++ {
 				v, err := g.Fn(s.Next)

@@ -66,9 +66,16 @@ type SplitSource[T, S any] struct {
 	// done, when every source of the job knows its size.
 	Progress func(split *S) (done, total int64)
 
-	// fill, for the engine's own sources, is Read writing into a buffer
-	// instead of calling emit per element (source.Spec.Fill).
-	fill func(split *S, buf []T) (n int, done bool, err error)
+	// Fill, when set beside Read, is Read writing up to len(buf) elements
+	// of split into buf instead of calling emit for each: the engine
+	// calls it instead of Read when the source's output takes whole
+	// batches (the operators chained to it), which saves a call and a
+	// copy per element. It returns how many elements it wrote and, as
+	// Read does, whether split is exhausted; the elements written before
+	// an error are emitted. It must give the elements Read gives. It is
+	// shared by all subtasks, as Read is; it cannot be set with NewReader
+	// or NewSourceReader.
+	Fill func(split *S, buf []T) (n int, done bool, err error)
 }
 
 // FromSplits adds a split source. S must be serializable (codec rules) for
@@ -80,6 +87,8 @@ func FromSplits[T, S any](env *Env, src SplitSource[T, S]) DataStream[T] {
 		return invalid[T](env, errors.New("weir: FromSplits: Splits (or, for a Dynamic source, NewEnumerator) must be set"))
 	case src.Read == nil && src.NewReader == nil && !reader:
 		return invalid[T](env, errors.New("weir: FromSplits: Read, NewReader or NewSourceReader must be set"))
+	case src.Fill != nil && (src.Read == nil || src.NewReader != nil || reader):
+		return invalid[T](env, errors.New("weir: FromSplits: Fill goes with Read, not with NewReader or NewSourceReader"))
 	case !reader && (src.NewEnumerator != nil || src.Watermarks != nil):
 		return invalid[T](env, errors.New("weir: FromSplits: NewEnumerator and Watermarks need NewSourceReader"))
 	case src.Watermarks != nil && (src.Watermarks.OutOfOrderness < 0 || src.Watermarks.Interval < 0 || src.Watermarks.Idleness < 0):
@@ -114,7 +123,7 @@ func FromSplits[T, S any](env *Env, src SplitSource[T, S]) DataStream[T] {
 func (src SplitSource[T, S]) spec() source.Spec[T, S] {
 	sp := source.Spec[T, S]{Splits: src.Splits, Read: src.Read, Unbounded: src.Unbounded, RatePerSecond: src.RatePerSecond,
 		Dynamic: src.Dynamic, RequestInterval: src.RequestInterval, Watermarks: (*watermark.Strategy[T])(src.Watermarks),
-		Progress: src.Progress, Fill: src.fill}
+		Progress: src.Progress, Fill: src.Fill}
 	if src.NewReader != nil {
 		sp.NewReader = func() source.SplitReader[T, S] { return src.NewReader() }
 	}

@@ -97,9 +97,8 @@ func Source(env *weir.Env, cfg nexmark.Config, opts SourceOptions) weir.DataStre
 			}
 			return splits(p, end, BlockEvents), nil
 		},
-		NewReader: func() weir.SplitReader[nexmark.Event, split] {
-			return &reader{cfg: cfg}
-		},
+		Read:          readEvents(cfg),
+		Fill:          fillEvents(cfg),
 		RatePerSecond: opts.Rate,
 		Progress:      (*split).progress,
 	})
@@ -111,61 +110,62 @@ func Source(env *weir.Env, cfg nexmark.Config, opts SourceOptions) weir.DataStre
 	return weir.AssignTimestampsAndWatermarks(events, w)
 }
 
-// slabEvents is how many events a reader generates at a time: a slab of
+// slabEvents is how many events Read generates at a time: a slab of
 // 10 KiB, which stays in the L1 cache between being filled and emitted.
 const slabEvents = 64
 
-// reader is one source subtask's reader: it fills a reused slab with
+// readEvents is the source's Read: it fills a slab on its stack with
 // Config.EventsAt and emits from it, so generating an event costs its own
 // draws and fields only (what depends on the Config is worked out once per
 // slab) and allocates nothing.
-type reader struct {
-	cfg  nexmark.Config
-	slab [slabEvents]nexmark.Event
+func readEvents(cfg nexmark.Config) func(*split, int, func(nexmark.Event) error) (bool, error) {
+	return func(s *split, budget int, emit func(nexmark.Event) error) (bool, error) {
+		var slab [slabEvents]nexmark.Event
+		for budget > 0 && s.Next < s.End {
+			n := s.fill(cfg, slab[:min(budget, slabEvents)])
+			for i := range n {
+				if err := emit(slab[i]); err != nil {
+					return false, err
+				}
+			}
+			budget -= n
+		}
+		return s.Next >= s.End, nil
+	}
 }
 
-// Read emits up to budget events of s, a slab at a time.
-func (r *reader) Read(s *split, budget int, emit func(nexmark.Event) error) (bool, error) {
+// fillEvents is the source's Fill: Config.EventsAt writes the events
+// straight into the batch the source hands to the operators chained to
+// it, with no copy and no call per event.
+func fillEvents(cfg nexmark.Config) func(*split, []nexmark.Event) (int, bool, error) {
+	return func(s *split, buf []nexmark.Event) (int, bool, error) {
+		n := 0
+		for n < len(buf) && s.Next < s.End {
+			n += s.fill(cfg, buf[n:])
+		}
+		return n, s.Next >= s.End, nil
+	}
+}
+
+// fill generates the split's next events into buf, up to the end of the
+// split's current block or of the split (for a split of single events
+// dealt round-robin, Block <= 1: every Step-th event up to its end),
+// moves the split past them and returns how many it wrote. The split must
+// not be at its end.
+func (s *split) fill(cfg nexmark.Config, buf []nexmark.Event) int {
 	if s.Block <= 1 {
-		return r.readStrided(s, budget, emit)
+		n := min(int64(len(buf)), (s.End-s.Next+s.Step-1)/s.Step)
+		cfg.EventsAt(buf[:n], s.Next, s.Step)
+		s.Next += n * s.Step
+		return int(n)
 	}
-	for budget > 0 && s.Next < s.End {
-		n := min(int64(min(budget, slabEvents)), s.End-s.Next, s.Block-s.Next%s.Block)
-		slab := r.slab[:n]
-		r.cfg.EventsAt(slab, s.Next, 1)
-		for i := range slab {
-			if err := emit(slab[i]); err != nil {
-				return false, err
-			}
-			s.Next++
-		}
-		if s.Next%s.Block == 0 {
-			s.Next += (s.Step - 1) * s.Block // the other subtasks' blocks
-		}
-		budget -= int(n)
+	n := min(int64(len(buf)), s.End-s.Next, s.Block-s.Next%s.Block)
+	cfg.EventsAt(buf[:n], s.Next, 1)
+	if s.Next += n; s.Next%s.Block == 0 {
+		s.Next += (s.Step - 1) * s.Block // the other subtasks' blocks
 	}
-	return s.Next >= s.End, nil
+	return int(n)
 }
-
-// readStrided is Read of a split of single events dealt round-robin.
-func (r *reader) readStrided(s *split, budget int, emit func(nexmark.Event) error) (bool, error) {
-	for budget > 0 && s.Next < s.End {
-		n := int(min(int64(min(budget, slabEvents)), (s.End-s.Next+s.Step-1)/s.Step))
-		slab := r.slab[:n]
-		r.cfg.EventsAt(slab, s.Next, s.Step)
-		for i := range slab {
-			if err := emit(slab[i]); err != nil {
-				return false, err
-			}
-			s.Next += s.Step
-		}
-		budget -= n
-	}
-	return s.Next >= s.End, nil
-}
-
-// Close releases nothing: a reader holds no resources.
-func (*reader) Close() error { return nil }
 
 // endOfInput is the timer time that only the final watermark of a bounded
 // input reaches.

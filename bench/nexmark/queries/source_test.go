@@ -29,7 +29,7 @@ func TestOutOfOrdernessMakesNoEventLate(t *testing.T) {
 			for _, block := range []int64{1, 7, 1000, BlockEvents} {
 				for i, sp := range splits(tc.parts, cfg.NumEvents, block) {
 					maxTS := int64(-1 << 63)
-					for _, e := range readAll(t, cfg, &sp, 1000) {
+					for _, e := range readAll(t, cfg, &sp, 1000, true) {
 						ts := e.Timestamp()
 						if maxTS != -1<<63 && ts <= maxTS-bound-1 {
 							t.Fatalf("blocks of %d, split %d: event at %d is late for watermark %d", block, i, ts, maxTS-bound-1)
@@ -69,8 +69,11 @@ func TestSplitsDealTheStreamInBlocks(t *testing.T) {
 				if done, total := sp.progress(); done != 0 || total != int64(len(want)) {
 					t.Fatalf("split %d starts at progress %d of %d, want 0 of %d", i, done, total, len(want))
 				}
-				if got := readAll(t, cfg, &sp, tc.budget); !slices.Equal(got, want) {
-					t.Fatalf("split %d emitted %d events, want its %d in order", i, len(got), len(want))
+				for _, fill := range []bool{false, true} {
+					sp := sp
+					if got := readAll(t, cfg, &sp, tc.budget, fill); !slices.Equal(got, want) {
+						t.Fatalf("split %d (fill %v) emitted %d events, want its %d in order", i, fill, len(got), len(want))
+					}
 				}
 			}
 		})
@@ -78,17 +81,28 @@ func TestSplitsDealTheStreamInBlocks(t *testing.T) {
 }
 
 // readAll reads sp to its end with reads of budget events, checking its
-// progress after each, and returns what it emitted.
-func readAll(t *testing.T, cfg nexmark.Config, sp *split, budget int) []nexmark.Event {
+// progress after each, and returns what it emitted. It reads with the
+// source's Read, and with its Fill (as the engine does when the operators
+// chained to the source take batches) when fill is set.
+func readAll(t *testing.T, cfg nexmark.Config, sp *split, budget int, fill bool) []nexmark.Event {
 	t.Helper()
-	r := &reader{cfg: cfg}
+	read, fillFn := readEvents(cfg), fillEvents(cfg)
+	buf := make([]nexmark.Event, budget)
 	var got []nexmark.Event
 	_, total := sp.progress()
 	for {
-		done, err := r.Read(sp, budget, func(e nexmark.Event) error {
-			got = append(got, e)
-			return nil
-		})
+		var done bool
+		var err error
+		if fill {
+			var n int
+			n, done, err = fillFn(sp, buf)
+			got = append(got, buf[:n]...)
+		} else {
+			done, err = read(sp, budget, func(e nexmark.Event) error {
+				got = append(got, e)
+				return nil
+			})
+		}
 		if err != nil {
 			t.Fatal(err)
 		}

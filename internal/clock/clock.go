@@ -4,6 +4,7 @@
 package clock
 
 import (
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -20,6 +21,9 @@ type Clock interface {
 type Timer interface {
 	// Stop prevents the call; it reports whether the call was pending.
 	Stop() bool
+	// Reset makes the call happen after d from now, whether it was
+	// pending, stopped or made; it reports whether it was pending.
+	Reset(d time.Duration) bool
 }
 
 // Real is the wall clock.
@@ -65,11 +69,16 @@ func (c *Fake) AfterFunc(d time.Duration, f func()) Timer {
 	defer c.mu.Unlock()
 	t := &fakeTimer{clock: c, at: c.now.Add(d), f: f}
 	c.pending = append(c.pending, t)
+	c.notifyScheduled()
+	return t
+}
+
+// notifyScheduled wakes BlockUntil; c.mu is held.
+func (c *Fake) notifyScheduled() {
 	if c.scheduled != nil {
 		close(c.scheduled)
 		c.scheduled = nil
 	}
-	return t
 }
 
 // BlockUntil waits until at least n functions are scheduled and neither
@@ -113,6 +122,23 @@ func (t *fakeTimer) Stop() bool {
 	defer t.clock.mu.Unlock()
 	was := !t.done
 	t.done = true
+	return was
+}
+
+// Reset implements Timer.
+func (t *fakeTimer) Reset(d time.Duration) bool {
+	c := t.clock
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	was := !t.done
+	t.at = c.now.Add(d)
+	if !was {
+		t.done = false
+		if !slices.Contains(c.pending, t) {
+			c.pending = append(c.pending, t)
+		}
+	}
+	c.notifyScheduled()
 	return was
 }
 

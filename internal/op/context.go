@@ -57,9 +57,17 @@ func (c *Context) ProcessingTime() int64 { return c.Timers.Now().UnixMilli() }
 // task's goroutine; an error they return fails the task.
 type TimerScheduler interface {
 	Now() time.Time
-	// Schedule runs fn at or after t. The returned function cancels it.
-	Schedule(t time.Time, fn func() error) (cancel func())
+	// Schedule runs fn at or after t. Callbacks due at the same time run in
+	// the order they were scheduled in.
+	Schedule(t time.Time, fn func() error) TimerID
+	// Cancel drops the callback id if it has not run; cancelling one that
+	// ran, or the zero TimerID, does nothing.
+	Cancel(id TimerID)
 }
+
+// A TimerID names a callback scheduled with a TimerScheduler; the zero
+// TimerID names none.
+type TimerID uint64
 
 // Mailbox lets any goroutine hand an action to the task's goroutine.
 type Mailbox interface {

@@ -16,9 +16,21 @@ type worldClock struct{ w *World }
 func (c worldClock) Now() time.Time { return c.w.Now() }
 
 func (c worldClock) AfterFunc(d time.Duration, f func()) clock.Timer {
-	return timer{c.w.After(d, f)}
+	return &timer{w: c.w, f: f, e: c.w.After(d, f)}
 }
 
-type timer struct{ e *Event }
+// A timer is the world's latest event for its function.
+type timer struct {
+	w *World
+	f func()
+	e *Event
+}
 
-func (t timer) Stop() bool { return t.e.Cancel() }
+func (t *timer) Stop() bool { return t.e.Cancel() }
+
+// Reset cancels the pending event, if any, and schedules another.
+func (t *timer) Reset(d time.Duration) bool {
+	was := t.e.Cancel()
+	t.e = t.w.After(d, t.f)
+	return was
+}

@@ -169,7 +169,7 @@ func (t *Task) buildChain(writers map[*graph.StreamEdge]network.Writer) error {
 			MaxParallelism: n.MaxParallelism,
 			KeyGroups:      keygroup.RangeFor(n.MaxParallelism, v.Parallelism, t.desc.Subtask),
 			Logger:         t.log.With("operator", n.Name),
-			Timers:         timers{clock: t.cfg.Clock, mail: t.mail, attr: c.attr(t), set: &t.timers},
+			Timers:         timers{attr: c.attr(t), set: &t.timers},
 			Mailbox:        t.mail,
 			Done:           t.ctx.Done(),
 			SideOutputs:    sideOuts,

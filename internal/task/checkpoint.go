@@ -203,8 +203,7 @@ func (t *Task) performBarrierActions() error {
 				return err
 			}
 		case barrier.ScheduleTick:
-			sched := timers{clock: t.cfg.Clock, mail: t.mail, attr: func(err error) error { return err }, set: &t.timers}
-			sched.Schedule(a.At, func() error {
+			t.ownTimers().Schedule(a.At, func() error {
 				t.barriers.OnTick(t.cfg.Clock.Now())
 				return t.barrierActions()
 			})

@@ -13,6 +13,9 @@ type mailbox struct {
 	closed  bool
 	pending atomic.Int32
 	signal  chan struct{}
+	// spare is the array of the last batch run, emptied, for the next
+	// batch to fill; only the task's goroutine, in runAll, touches it.
+	spare []func() error
 }
 
 func newMailbox() *mailbox { return &mailbox{signal: make(chan struct{}, 1)} }
@@ -41,7 +44,7 @@ func (m *mailbox) runAll() error {
 	}
 	m.mu.Lock()
 	batch := m.actions
-	m.actions = nil
+	m.actions, m.spare = m.spare, nil
 	m.pending.Store(0)
 	m.mu.Unlock()
 	for _, a := range batch {
@@ -49,6 +52,8 @@ func (m *mailbox) runAll() error {
 			return err
 		}
 	}
+	clear(batch)
+	m.spare = batch[:0]
 	return nil
 }
 

@@ -171,6 +171,7 @@ func New(desc Descriptor, cfg Config) *Task {
 
 		outputWake: make(chan struct{}, 1),
 	}
+	t.timers.init(cfg.Clock, t.mail)
 	t.Metrics.InputWatermark.Store(op.MinWatermark)
 	return t
 }
@@ -481,13 +482,19 @@ func (t *Task) broadcastOvertaking(e network.Event) (map[int][][]byte, error) {
 	return overtaken, nil
 }
 
+// ownTimers schedules the task's own callbacks, whose errors are the
+// task's.
+func (t *Task) ownTimers() timers {
+	return timers{attr: func(err error) error { return err }, set: &t.timers}
+}
+
 // scheduleFlush flushes partly filled buffers every BufferTimeout while the
 // task runs, so a busy task does not hold back a slow trickle of records.
 func (t *Task) scheduleFlush() {
 	if t.cfg.BufferTimeout < 0 {
 		return // the writers flush after every record
 	}
-	sched := timers{clock: t.cfg.Clock, mail: t.mail, attr: func(err error) error { return err }, set: &t.timers}
+	sched := t.ownTimers()
 	var tick func() error
 	tick = func() error {
 		if err := t.flush(); err != nil {

@@ -16,20 +16,25 @@ import (
 type manualClock struct {
 	now     int64
 	pending []scheduled
+	last    op.TimerID
 }
 
 type scheduled struct {
-	at        int64
-	fn        func() error
-	cancelled *bool
+	at int64
+	id op.TimerID
+	fn func() error
 }
 
 func (c *manualClock) Now() time.Time { return time.UnixMilli(c.now) }
 
-func (c *manualClock) Schedule(t time.Time, fn func() error) func() {
-	cancelled := new(bool)
-	c.pending = append(c.pending, scheduled{t.UnixMilli(), fn, cancelled})
-	return func() { *cancelled = true }
+func (c *manualClock) Schedule(t time.Time, fn func() error) op.TimerID {
+	c.last++
+	c.pending = append(c.pending, scheduled{t.UnixMilli(), c.last, fn})
+	return c.last
+}
+
+func (c *manualClock) Cancel(id op.TimerID) {
+	c.pending = slices.DeleteFunc(c.pending, func(s scheduled) bool { return s.id == id })
 }
 
 func (c *manualClock) advance(t *testing.T, to int64) {
@@ -42,10 +47,8 @@ func (c *manualClock) advance(t *testing.T, to int64) {
 		}
 		s := c.pending[0]
 		c.pending = c.pending[1:]
-		if !*s.cancelled {
-			if err := s.fn(); err != nil {
-				t.Fatal(err)
-			}
+		if err := s.fn(); err != nil {
+			t.Fatal(err)
 		}
 	}
 }

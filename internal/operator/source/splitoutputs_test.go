@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/weir-engine/weir/internal/op"
 	"github.com/weir-engine/weir/internal/operator/watermark"
 )
 
@@ -18,10 +19,12 @@ type manualTimers struct {
 
 func (m *manualTimers) Now() time.Time { return m.now }
 
-func (m *manualTimers) Schedule(_ time.Time, fn func() error) func() {
+func (m *manualTimers) Schedule(_ time.Time, fn func() error) op.TimerID {
 	m.next = fn
-	return func() {}
+	return 1
 }
+
+func (m *manualTimers) Cancel(op.TimerID) { m.next = nil }
 
 // tick moves time to at (since the start) and runs the periodic check.
 func (m *manualTimers) tick(t *testing.T, start time.Time, at time.Duration) {

@@ -33,7 +33,9 @@ type splitSourceOp[T, S any] struct {
 	err     error
 	start   time.Time
 	emitted int64
+	// waiting is set while a wake-up is scheduled; wake ends it, made once.
 	waiting bool
+	wake    func() error
 	// progress (with src.Progress): what the finished splits had, and for
 	// a dynamic source the size of every split, which subtask 0 reports.
 	finished, dynamicTotal int64
@@ -221,7 +223,10 @@ func (s *splitSourceOp[T, S]) budget() int {
 	if !s.waiting {
 		s.waiting = true
 		due := s.start.Add(time.Duration(float64(s.emitted) / s.rate * float64(time.Second)))
-		s.ctx.Timers.Schedule(due, func() error { s.waiting = false; return nil })
+		if s.wake == nil {
+			s.wake = func() error { s.waiting = false; return nil }
+		}
+		s.ctx.Timers.Schedule(due, s.wake)
 	}
 	return 0
 }

@@ -33,6 +33,7 @@ type Op[T any] struct {
 	batch   op.BatchOutput[T]
 	ts      []int64
 	ctx     *op.Context
+	onTick  func() error // periodic, made once
 	maxTS   int64
 	emitted int64
 	// status announces IDLE (true) or ACTIVE (false), nil when the
@@ -59,13 +60,19 @@ func (w *Op[T]) Open(ctx *op.Context) error {
 }
 
 func (w *Op[T]) schedule() {
-	w.ctx.Timers.Schedule(w.ctx.Timers.Now().Add(w.tickInterval()), func() error {
-		if err := w.tick(w.ctx.Timers.Now()); err != nil {
-			return err
-		}
-		w.schedule()
-		return nil
-	})
+	if w.onTick == nil {
+		w.onTick = w.periodic
+	}
+	w.ctx.Timers.Schedule(w.ctx.Timers.Now().Add(w.tickInterval()), w.onTick)
+}
+
+// periodic runs every tickInterval.
+func (w *Op[T]) periodic() error {
+	if err := w.tick(w.ctx.Timers.Now()); err != nil {
+		return err
+	}
+	w.schedule()
+	return nil
 }
 
 // tickInterval is how often the periodic check runs: the strategy's

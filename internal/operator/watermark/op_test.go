@@ -18,10 +18,12 @@ type manualTimers struct {
 
 func (m *manualTimers) Now() time.Time { return m.now }
 
-func (m *manualTimers) Schedule(_ time.Time, fn func() error) func() {
+func (m *manualTimers) Schedule(_ time.Time, fn func() error) op.TimerID {
 	m.next = fn
-	return func() {}
+	return 1
 }
+
+func (m *manualTimers) Cancel(op.TimerID) { m.next = nil }
 
 // logOutput records what the operator emits and announces, in order.
 type logOutput struct{ log []string }

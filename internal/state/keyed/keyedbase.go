@@ -31,9 +31,12 @@ type keyedBase[K comparable, N comparable] struct {
 	timers  *timer.Service[K, N]
 	// onTimer is called with the timer's key set as current key.
 	onTimer func(t timer.Timer[K, N], domain TimeDomain) error
-	// wake cancels the pending processing-time wake-up; wakeAt is its time.
-	wake   func()
+	// wake is the pending processing-time wake-up, if waking; wakeAt is
+	// its time. fire is fireProcessingTimers as a value, made once.
+	wake   op.TimerID
+	waking bool
 	wakeAt int64
+	fire   func() error
 	// workDir is the Pebble backend's working directory (nil on the heap).
 	workDir *workDir
 	// confirmed maps the SST files of the last completed checkpoint to
@@ -163,18 +166,21 @@ func (b *keyedBase[K, N]) RegisterProcessingTimer(ns N, ts int64) {
 // let that millisecond's later elements open and fire the window again.
 func (b *keyedBase[K, N]) scheduleWake() {
 	next, ok := b.timers.NextProcessingTime()
-	if !ok || (b.wake != nil && b.wakeAt <= next) {
+	if !ok || (b.waking && b.wakeAt <= next) {
 		return
 	}
-	if b.wake != nil {
-		b.wake()
+	if b.waking {
+		b.ctx.Timers.Cancel(b.wake)
 	}
-	b.wakeAt = next
-	b.wake = b.ctx.Timers.Schedule(time.UnixMilli(next+1), b.fireProcessingTimers)
+	if b.fire == nil {
+		b.fire = b.fireProcessingTimers
+	}
+	b.waking, b.wakeAt = true, next
+	b.wake = b.ctx.Timers.Schedule(time.UnixMilli(next+1), b.fire)
 }
 
 func (b *keyedBase[K, N]) fireProcessingTimers() error {
-	b.wake = nil
+	b.waking = false
 	err := b.timers.AdvanceProcessingTime(b.ctx.ProcessingTime(), func(t timer.Timer[K, N]) error {
 		b.SetKey(t.Key)
 		return b.onTimer(t, ProcessingTime)

@@ -94,7 +94,9 @@ func (g *Gate) Poll() (it Item, channel int, ok bool) {
 	var src Source
 	for len(g.ready) > 0 && !ok {
 		i := g.ready[0]
-		g.ready = g.ready[1:]
+		// Shifting keeps the array: a channel that becomes ready again
+		// after every poll appends without allocating.
+		g.ready = g.ready[:copy(g.ready, g.ready[1:])]
 		c := g.channels[i]
 		c.inReady = false
 		if c.blocked || c.queue.len() == 0 {

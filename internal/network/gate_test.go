@@ -197,3 +197,25 @@ func TestRecycledBufferIsReused(t *testing.T) {
 		t.Fatal("recycled memory was not handed back to the sender")
 	}
 }
+
+// A channel that becomes ready after every poll costs the gate no
+// allocation: its ready list keeps its array.
+func TestGatePollAllocatesNothing(t *testing.T) {
+	p, g := pair(t, 2, 4, 4)
+	buf := []byte("x")
+	allocs := testing.AllocsPerRun(100, func() {
+		for i := range 2 {
+			add(t, p.Subpartition(i), network.Item{Buf: buf})
+		}
+		for range 2 {
+			it, ch, ok := g.Poll()
+			if !ok || string(it.Buf) != "x" {
+				t.Fatalf("Poll = %v, %v", it, ok)
+			}
+			g.Recycle(ch, it.Buf)
+		}
+	})
+	if allocs != 0 {
+		t.Fatalf("add, poll and recycle allocated %.1f objects per run", allocs)
+	}
+}

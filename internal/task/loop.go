@@ -9,7 +9,8 @@ import (
 
 // The mailbox loop (Flink's MailboxProcessor with its availability-based
 // default action). Each turn runs the queued mail (triggers,
-// notifications, timers, split replies), then polls the gate's priority
+// notifications, timers, split replies) and the processing-time timers
+// that are due, then polls the gate's priority
 // events (unaligned barriers, cancel markers), and only then, if every
 // output partition is available, processes input: one source poll, or the
 // records of one input buffer. A task whose output is not available does
@@ -48,6 +49,9 @@ func (t *Task) loop(done func() bool) error {
 		default:
 		}
 		if err := t.mail.runAll(); err != nil {
+			return err
+		}
+		if err := t.timers.fireIfDue(); err != nil {
 			return err
 		}
 		if done() {
@@ -177,7 +181,10 @@ func (t *Task) handle(it network.Item, ch int) error {
 		if t.desc.FinishedOnRestore {
 			return fmt.Errorf("task %s finished before the checkpoint it was restored from, but received data", t.Name())
 		}
-		t.inProgress = &inProgressBuffer{ch: ch, buf: it.Buf, persistedFor: t.recordChannelState(ch, it.Buf)}
+		// One slot for the buffer in progress, reused: no allocation per
+		// buffer.
+		t.inProgressSlot = inProgressBuffer{ch: ch, buf: it.Buf, persistedFor: t.recordChannelState(ch, it.Buf)}
+		t.inProgress = &t.inProgressSlot
 		return t.resume()
 	case network.CheckpointBarrier:
 		// The data this barrier overtook, and the rest of a buffer of its
@@ -217,7 +224,8 @@ func (t *Task) handle(it network.Item, ch int) error {
 // and recycles it once delivered.
 func (t *Task) resume() error {
 	b := t.inProgress
-	n, consumed, err := t.readers[b.ch].DeliverUntil(b.rest(), t.onWatermark(b.ch), t.onStatus(b.ch), t.interrupted)
+	cb := t.channelCallbacks(b.ch)
+	n, consumed, err := t.readers[b.ch].DeliverUntil(b.rest(), cb.watermark, cb.status, cb.interrupted)
 	b.off += consumed
 	t.recordsIn += int64(n)
 	t.Metrics.RecordsIn.Store(t.recordsIn)
@@ -233,18 +241,32 @@ func (t *Task) resume() error {
 
 // deliver decodes a whole data buffer of channel ch into the head operator.
 func (t *Task) deliver(ch int, buf []byte) error {
-	n, err := t.readers[ch].Deliver(buf, t.onWatermark(ch), t.onStatus(ch))
+	cb := t.channelCallbacks(ch)
+	n, err := t.readers[ch].Deliver(buf, cb.watermark, cb.status)
 	t.recordsIn += int64(n)
 	t.Metrics.RecordsIn.Store(t.recordsIn)
 	return err
 }
 
-func (t *Task) onWatermark(ch int) func(int64) error {
-	return func(wm int64) error { return t.forwardValve(t.valve.Input(ch, wm)) }
+// channelCallbacks are what the reader of one input channel calls back,
+// made once per channel rather than for every buffer.
+type channelCallbacks struct {
+	watermark   func(int64) error
+	status      func(bool) error
+	interrupted func() bool
 }
 
-func (t *Task) onStatus(ch int) func(bool) error {
-	return func(idle bool) error { return t.forwardValve(t.valve.SetIdle(ch, idle)) }
+func (t *Task) channelCallbacks(ch int) *channelCallbacks {
+	if len(t.callbacks) != len(t.readers) {
+		t.callbacks = make([]channelCallbacks, len(t.readers))
+	}
+	cb := &t.callbacks[ch]
+	if cb.watermark == nil {
+		cb.watermark = func(wm int64) error { return t.forwardValve(t.valve.Input(ch, wm)) }
+		cb.status = func(idle bool) error { return t.forwardValve(t.valve.SetIdle(ch, idle)) }
+		cb.interrupted = t.interrupted
+	}
+	return cb
 }
 
 // noteSourceProgress publishes the source's progress in the task's

@@ -104,7 +104,11 @@ type Task struct {
 	gate       *network.Gate
 	// inProgress is the data buffer being delivered, when the task
 	// stopped in the middle of it (see loop.go).
-	inProgress  *inProgressBuffer
+	inProgress *inProgressBuffer
+	// inProgressSlot is where inProgress points while set.
+	inProgressSlot inProgressBuffer
+	// callbacks holds each input channel's channelCallbacks.
+	callbacks   []channelCallbacks
 	layout      []inputChannel
 	readers     []network.Reader
 	valve       *network.Valve

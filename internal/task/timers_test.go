@@ -213,3 +213,43 @@ func TestTimersScheduleAllocatesNothing(t *testing.T) {
 		t.Fatalf("Schedule and Cancel allocated %.1f objects per run", allocs)
 	}
 }
+
+// deafClock tells a fake clock's time, but its timers never ring: a
+// runtime timer late to fire.
+type deafClock struct{ *clock.Fake }
+
+func (c deafClock) AfterFunc(time.Duration, func()) clock.Timer { return deafTimer{} }
+
+type deafTimer struct{}
+
+func (deafTimer) Stop() bool               { return true }
+func (deafTimer) Reset(time.Duration) bool { return true }
+
+// The task's loop runs due callbacks itself when the clock timer has not
+// rung: fireIfDue on each turn.
+func TestTimersFireIfDueWithoutTheClockTimer(t *testing.T) {
+	h := newTimerHarness(t)
+	h.set.init(deafClock{h.clock}, h.mail)
+	h.at(10, "a")
+	h.at(20, "b")
+	fire := func() []string {
+		t.Helper()
+		if err := h.set.fireIfDue(); err != nil {
+			t.Fatal(err)
+		}
+		ran := h.ran
+		h.ran = nil
+		return ran
+	}
+	h.clock.Advance(9 * time.Millisecond)
+	if got := fire(); len(got) != 0 {
+		t.Fatalf("at 9 ms ran %q", got)
+	}
+	h.clock.Advance(15 * time.Millisecond)
+	if got, want := fire(), []string{"a", "b"}; !slices.Equal(got, want) {
+		t.Fatalf("at 24 ms ran %q, want %q", got, want)
+	}
+	if got := fire(); len(got) != 0 {
+		t.Fatalf("a second turn ran %q", got)
+	}
+}

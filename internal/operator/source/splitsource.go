@@ -26,6 +26,8 @@ type splitSourceOp[T, S any] struct {
 	batch     op.BatchOutput[T]
 	buf       []T
 	appendBuf func(T) error
+	// emit hands one record to out and counts it, made once.
+	emit func(T) error
 	// dynamic assignment: a request is out; the enumerator has no more
 	requesting, exhausted bool
 	// rate limiting, per subtask
@@ -84,6 +86,10 @@ func (s *splitSourceOp[T, S]) Open(ctx *op.Context) error {
 		s.batch = b
 		s.appendBuf = func(v T) error { s.buf = append(s.buf, v); return nil }
 	}
+	s.emit = func(v T) error {
+		s.emitted++
+		return s.out.Collect(op.NoTimestamp, v)
+	}
 	s.rate = s.src.RatePerSecond / float64(ctx.Parallelism)
 	s.start = ctx.Timers.Now()
 	return nil
@@ -114,12 +120,7 @@ func (s *splitSourceOp[T, S]) PollNext() (op.Status, error) {
 	if s.batch != nil {
 		done, err = s.readBatch(budget)
 	} else {
-		n := 0
-		done, err = s.reader.Read(&s.splits[0], budget, func(v T) error {
-			n++
-			return s.out.Collect(op.NoTimestamp, v)
-		})
-		s.emitted += int64(n)
+		done, err = s.reader.Read(&s.splits[0], budget, s.emit)
 	}
 	if err != nil {
 		return 0, err

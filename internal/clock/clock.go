@@ -146,14 +146,20 @@ func (t *fakeTimer) Reset(d time.Duration) bool {
 func (c *Fake) Advance(d time.Duration) {
 	c.mu.Lock()
 	c.now = c.now.Add(d)
-	var due []*fakeTimer
+	// The due times are copied under the lock: a timer may be Reset by
+	// another goroutine, or by a function called below, while they run.
+	type call struct {
+		at time.Time
+		f  func()
+	}
+	var due []call
 	rest := c.pending[:0]
 	for _, t := range c.pending {
 		switch {
 		case t.done:
 		case !t.at.After(c.now):
 			t.done = true
-			due = append(due, t)
+			due = append(due, call{t.at, t.f})
 		default:
 			rest = append(rest, t)
 		}

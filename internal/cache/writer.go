@@ -1,7 +1,6 @@
 package cache
 
 import (
-	"encoding/binary"
 	"fmt"
 	"log/slog"
 	"os"
@@ -71,13 +70,7 @@ func (w *Writer[T]) ProcessElement(ts int64, v T) error {
 	if w.file == nil {
 		return nil
 	}
-	if ts == op.NoTimestamp {
-		w.buf = append(w.buf, network.TagRecord)
-	} else {
-		w.buf = append(w.buf, network.TagRecordTS)
-		w.buf = binary.LittleEndian.AppendUint64(w.buf, uint64(ts))
-	}
-	w.buf = w.codec.Append(w.buf, v)
+	w.buf = w.codec.Append(network.AppendRecordHeader(w.buf, ts, -1), v)
 	w.records++
 	if len(w.buf) >= bufferBytes {
 		w.flush()

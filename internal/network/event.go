@@ -32,19 +32,3 @@ type Item struct {
 	// still polled after it.
 	Overtaken [][]byte
 }
-
-// Element tags inside a data buffer.
-const (
-	TagRecord    byte = 0x01
-	TagRecordTS  byte = 0x02
-	TagWatermark byte = 0x03
-	// TagWatermarkStatus is followed by one byte, StatusIdle or
-	// StatusActive (Flink's WatermarkStatus).
-	TagWatermarkStatus byte = 0x04
-)
-
-// The bodies of a TagWatermarkStatus element.
-const (
-	StatusActive byte = 0x00
-	StatusIdle   byte = 0x01
-)

@@ -36,6 +36,12 @@ type RecordReader[T any] struct {
 	vs    []T
 	ts    []int64
 	hasTS bool
+	// keyed is batch when it also takes key groups: groups then holds the
+	// key group of every record of the batch from a keyed frame, and
+	// ungrouped is set when one came without (then groups is not used).
+	keyed     op.KeyedBatchInput[T]
+	groups    []uint16
+	ungrouped bool
 }
 
 // readBatch is the most records a batching reader hands on at once.
@@ -49,18 +55,23 @@ func NewRecordReader[T any](c codec.Codec[T], in op.Input[T]) *RecordReader[T] {
 // NewBatchReader returns a reader feeding in, a batch at a time when in
 // takes batches (op.BatchInput; see op.BatchOutput for the terms), else a
 // record at a time. DeliverUntil still checks stop after every element: a
-// stop hands on the records decoded so far as a shorter batch.
+// stop hands on the records decoded so far as a shorter batch. An input
+// that also takes key groups (op.KeyedBatchInput) gets those of the keyed
+// frames with the batch, when every record of the batch had one.
 func NewBatchReader[T any](c codec.Codec[T], in op.Input[T]) *RecordReader[T] {
 	r := NewRecordReader(c, in)
 	if b, ok := in.(op.BatchInput[T]); ok {
 		r.batch, r.vs, r.ts = b, make([]T, 0, readBatch), make([]int64, 0, readBatch)
 	}
+	if k, ok := in.(op.KeyedBatchInput[T]); ok {
+		r.keyed, r.groups = k, make([]uint16, 0, readBatch)
+	}
 	return r
 }
 
-// add decodes the record at the front of buf with timestamp ts into the
-// batch and returns the bytes it read.
-func (r *RecordReader[T]) add(buf []byte, ts int64) (int, error) {
+// add decodes the record at the front of buf with timestamp ts and key
+// group keyGroup (-1: none) into the batch and returns the bytes it read.
+func (r *RecordReader[T]) add(buf []byte, ts int64, keyGroup int) (int, error) {
 	var zero T
 	r.vs = append(r.vs, zero)
 	m, err := r.codec.DecodeInto(buf, &r.vs[len(r.vs)-1])
@@ -71,6 +82,13 @@ func (r *RecordReader[T]) add(buf []byte, ts int64) (int, error) {
 	}
 	r.ts = append(r.ts, ts)
 	r.hasTS = r.hasTS || ts != op.NoTimestamp
+	if r.keyed != nil {
+		if keyGroup < 0 {
+			r.ungrouped = true
+		} else {
+			r.groups = append(r.groups, uint16(keyGroup))
+		}
+	}
 	return m, nil
 }
 
@@ -84,9 +102,15 @@ func (r *RecordReader[T]) flush() error {
 	if r.hasTS {
 		ts = r.ts
 	}
-	err := r.batch.CollectBatch(ts, r.vs)
+	var err error
+	if r.keyed != nil && !r.ungrouped {
+		err = r.keyed.CollectKeyedBatch(ts, r.groups, r.vs)
+	} else {
+		err = r.batch.CollectBatch(ts, r.vs)
+	}
 	clear(r.vs) // drop what the records reference
 	r.vs, r.ts, r.hasTS = r.vs[:0], r.ts[:0], false
+	r.groups, r.ungrouped = r.groups[:0], false
 	return err
 }
 
@@ -110,18 +134,15 @@ func (r *RecordReader[T]) DeliverUntil(all []byte, onWatermark func(wm int64) er
 	for len(buf) > 0 {
 		tag := buf[0]
 		buf = buf[1:]
-		ts := op.NoTimestamp
-		switch tag {
-		case TagRecordTS:
-			if len(buf) < 8 {
-				return n, len(all) - len(buf), fmt.Errorf("network: truncated record timestamp")
+		switch {
+		case isRecord(tag):
+			ts, keyGroup, h, err := readRecordHeader(tag, buf)
+			if err != nil {
+				return n, len(all) - len(buf), err
 			}
-			ts = int64(binary.LittleEndian.Uint64(buf))
-			buf = buf[8:]
-			fallthrough
-		case TagRecord:
+			buf = buf[h:]
 			if r.batch != nil {
-				m, err := r.add(buf, ts)
+				m, err := r.add(buf, ts, keyGroup)
 				if err != nil {
 					return n, len(all) - len(buf), err
 				}
@@ -143,7 +164,7 @@ func (r *RecordReader[T]) DeliverUntil(all []byte, onWatermark func(wm int64) er
 			if err := r.input.ProcessElement(ts, v); err != nil {
 				return n, len(all) - len(buf), err
 			}
-		case TagWatermark:
+		case tag == TagWatermark:
 			if len(buf) < 8 {
 				return n, len(all) - len(buf), fmt.Errorf("network: truncated watermark")
 			}
@@ -155,7 +176,7 @@ func (r *RecordReader[T]) DeliverUntil(all []byte, onWatermark func(wm int64) er
 			if err := onWatermark(wm); err != nil {
 				return n, len(all) - len(buf), err
 			}
-		case TagWatermarkStatus:
+		case tag == TagWatermarkStatus:
 			if len(buf) < 1 {
 				return n, len(all) - len(buf), fmt.Errorf("network: truncated watermark status")
 			}

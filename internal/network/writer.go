@@ -6,7 +6,7 @@ import (
 	"fmt"
 
 	"github.com/weir-engine/weir/internal/codec"
-	"github.com/weir-engine/weir/internal/op"
+	"github.com/weir-engine/weir/internal/keygroup"
 )
 
 // Broadcast is the channel selector result that sends a record to every
@@ -52,8 +52,13 @@ type RecordWriter[T any] struct {
 	bufs     [][]byte
 	codec    *codec.Slot[T]
 	selector Selector[T]
-	size     int
-	records  int64
+	// keyGroup, when set, is the key group of a record, which picks its
+	// subpartition by the key-group ranges of maxParallelism and travels
+	// in its frame (NewKeyedRecordWriter); selector is then unused.
+	keyGroup       func(T) int
+	maxParallelism int
+	size           int
+	records        int64
 	// idle is the watermark status announced last.
 	idle bool
 	// flushAlways sends a buffer as soon as anything is written to it.
@@ -66,6 +71,17 @@ func NewRecordWriter[T any](part *ResultPartition, c codec.Codec[T], sel Selecto
 		part: part, bufs: make([][]byte, part.NumSubpartitions()),
 		codec: codec.NewSlot(c), selector: sel, size: bufferSize,
 	}
+}
+
+// NewKeyedRecordWriter returns the writer of a keyed exchange into part:
+// keyGroup gives a record's key group among maxParallelism, the record goes
+// to the subpartition whose key-group range holds it (as
+// keygroup.OperatorIndex), and its frame carries it for the keyed operator
+// on the other side.
+func NewKeyedRecordWriter[T any](part *ResultPartition, c codec.Codec[T], keyGroup func(T) int, maxParallelism, bufferSize int) *RecordWriter[T] {
+	w := NewRecordWriter(part, c, nil, bufferSize)
+	w.keyGroup, w.maxParallelism = keyGroup, maxParallelism
+	return w
 }
 
 // SetFlushAlways implements Writer.
@@ -83,26 +99,26 @@ func (w *RecordWriter[T]) Available() bool { return w.part.IsAvailable() }
 // Collect implements op.Output.
 func (w *RecordWriter[T]) Collect(ts int64, v T) error {
 	w.records++
+	if w.keyGroup != nil {
+		g := w.keyGroup(v)
+		return w.write(keygroup.OperatorIndex(w.maxParallelism, len(w.bufs), g), ts, g, v)
+	}
 	i := w.selector(v)
 	if i == Broadcast {
 		for i := range w.bufs {
-			if err := w.write(i, ts, v); err != nil {
+			if err := w.write(i, ts, -1, v); err != nil {
 				return err
 			}
 		}
 		return nil
 	}
-	return w.write(i, ts, v)
+	return w.write(i, ts, -1, v)
 }
 
-func (w *RecordWriter[T]) write(i int, ts int64, v T) error {
-	b := w.buffer(i, BufferMemory(w.size))
-	if ts == op.NoTimestamp {
-		b = append(b, TagRecord)
-	} else {
-		b = append(b, TagRecordTS)
-		b = binary.LittleEndian.AppendUint64(b, uint64(ts))
-	}
+// write appends record v with timestamp ts and key group keyGroup (-1:
+// not keyed) to the buffer of subpartition i.
+func (w *RecordWriter[T]) write(i int, ts int64, keyGroup int, v T) error {
+	b := AppendRecordHeader(w.buffer(i, BufferMemory(w.size)), ts, keyGroup)
 	b = w.codec.Append(b, v)
 	w.bufs[i] = b
 	if w.full(b) {

@@ -46,6 +46,17 @@ type BatchInput[T any] interface {
 	CollectBatch(ts []int64, vs []T) error
 }
 
+// KeyedBatchInput is a BatchInput of a keyed operator that also takes
+// the key group of every record as its sender computed it: the exchange in
+// front of a keyed operator routes records by key group and the record's
+// frame carries it, so the operator need not hash the key again. groups[i]
+// is the key group of vs[i]; the terms are otherwise those of
+// CollectBatch, and the callee may overwrite groups too.
+type KeyedBatchInput[T any] interface {
+	BatchInput[T]
+	CollectKeyedBatch(ts []int64, groups []uint16, vs []T) error
+}
+
 // TimestampAt is the timestamp of record i of a batch whose timestamps are
 // ts (nil: the records have none).
 func TimestampAt(ts []int64, i int) int64 {

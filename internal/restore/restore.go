@@ -75,6 +75,7 @@ func Assign(md *storage.Metadata, targets []Target, opts Options) (map[string]*O
 	for i := range md.Operators {
 		byUID[md.Operators[i].UID] = &md.Operators[i]
 	}
+	inflight := hasChannelState(md)
 	out := make(map[string]*Operator, len(targets))
 	claimed := make(map[string]bool)
 	for _, t := range targets {
@@ -88,6 +89,10 @@ func Assign(md *storage.Metadata, targets []Target, opts Options) (map[string]*O
 			continue // a new operator starts empty
 		}
 		claimed[t.UID] = true
+		if inflight && old.MaxParallelism != t.MaxParallelism {
+			return nil, fmt.Errorf("restore %s (uid %q): %w: it was %d and is %d, and the checkpoint holds in-flight records of keyed exchanges, which carry key groups of the old one; restore from an aligned checkpoint or a savepoint",
+				t.Name, t.UID, ErrMaxParallelism, old.MaxParallelism, t.MaxParallelism)
+		}
 		if err := assignOperator(o, old, t); err != nil {
 			return nil, fmt.Errorf("restore %s (uid %q): %w", t.Name, t.UID, err)
 		}
@@ -105,6 +110,19 @@ func Assign(md *storage.Metadata, targets []Target, opts Options) (map[string]*O
 		}
 	}
 	return out, nil
+}
+
+// hasChannelState reports whether any subtask of md kept in-flight data
+// (an unaligned checkpoint).
+func hasChannelState(md *storage.Metadata) bool {
+	for _, o := range md.Operators {
+		for _, s := range o.Subtasks {
+			if len(s.ChannelState) > 0 {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func hasState(o *storage.OperatorState) bool {

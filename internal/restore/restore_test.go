@@ -200,6 +200,17 @@ func TestAssignErrors(t *testing.T) {
 	if _, err := assign(&storage.Metadata{Operators: []storage.OperatorState{ch}}, []restore.Target{{UID: "op", Parallelism: 3}}, read, restore.Options{}); !errors.Is(err, restore.ErrChannelState) {
 		t.Errorf("unaligned state at another parallelism: err = %v", err)
 	}
+	// In-flight records of a keyed exchange carry key groups of the max
+	// parallelism they were sent at, also to an operator without keyed
+	// state.
+	ch.MaxParallelism = 128
+	md = &storage.Metadata{Operators: []storage.OperatorState{ch, {UID: "next", Parallelism: 2, MaxParallelism: 128}}}
+	if _, err := assign(md, []restore.Target{{UID: "op", Parallelism: 2, MaxParallelism: 128}, {UID: "next", Parallelism: 2, MaxParallelism: 256}}, read, restore.Options{}); !errors.Is(err, restore.ErrMaxParallelism) {
+		t.Errorf("unaligned state at another max parallelism: err = %v", err)
+	}
+	if _, err := assign(md, []restore.Target{{UID: "op", Parallelism: 2, MaxParallelism: 128}, {UID: "next", Parallelism: 2, MaxParallelism: 128}}, read, restore.Options{}); err != nil {
+		t.Errorf("unaligned state at the same max parallelism: %v", err)
+	}
 }
 
 // Restored buffers come from one stream; a producer appends to a restored

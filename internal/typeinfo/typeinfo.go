@@ -150,7 +150,16 @@ func (t *Of[T]) NewWriter(part *network.ResultPartition, p graph.Partitioner, ma
 	if t.err != nil {
 		return nil, t.err
 	}
-	sel, err := selector[T](p, part.NumSubpartitions(), maxParallelism, subtask)
+	if p.Kind == graph.Hash {
+		hash, ok := p.KeyHash.(func(T) uint32)
+		if !ok {
+			return nil, fmt.Errorf("typeinfo: key hash %T does not hash %s", p.KeyHash, reflect.TypeFor[T]())
+		}
+		groups := keygroup.NewAssigner(maxParallelism)
+		keyGroup := func(v T) int { return groups.Of(hash(v)) }
+		return network.NewKeyedRecordWriter(part, t.codec, keyGroup, maxParallelism, bufferSize), nil
+	}
+	sel, err := selector[T](p, part.NumSubpartitions(), subtask)
 	if err != nil {
 		return nil, err
 	}
@@ -167,13 +176,19 @@ func (t *Of[T]) NewReader(target any, attr func(error) error) (network.Reader, e
 		return nil, fmt.Errorf("typeinfo: operator %T does not take %s as input", target, t.name)
 	}
 	c := &chained[T]{in: in, attr: attr}
+	if k, ok := target.(op.KeyedBatchInput[T]); ok {
+		cb := &chainedBatch[T]{chained: c, batch: k}
+		return network.NewBatchReader(t.codec, op.Input[T](&chainedKeyedBatch[T]{chainedBatch: cb, keyed: k})), nil
+	}
 	if b, ok := target.(op.BatchInput[T]); ok {
 		return network.NewBatchReader(t.codec, op.Input[T](&chainedBatch[T]{chained: c, batch: b})), nil
 	}
 	return network.NewRecordReader(t.codec, c), nil
 }
 
-func selector[T any](p graph.Partitioner, n, maxParallelism, subtask int) (network.Selector[T], error) {
+// selector picks the subpartition of a record for the partitioners other
+// than Hash, whose writer routes by key group.
+func selector[T any](p graph.Partitioner, n, subtask int) (network.Selector[T], error) {
 	switch p.Kind {
 	case graph.Forward, graph.Global:
 		return func(T) int { return 0 }, nil
@@ -187,14 +202,6 @@ func selector[T any](p graph.Partitioner, n, maxParallelism, subtask int) (netwo
 				next = 0
 			}
 			return i
-		}, nil
-	case graph.Hash:
-		hash, ok := p.KeyHash.(func(T) uint32)
-		if !ok {
-			return nil, fmt.Errorf("typeinfo: key hash %T does not hash %s", p.KeyHash, reflect.TypeFor[T]())
-		}
-		return func(v T) int {
-			return keygroup.OperatorIndex(maxParallelism, n, keygroup.Of(hash(v), maxParallelism))
 		}, nil
 	}
 	return nil, fmt.Errorf("typeinfo: unsupported partitioner %v", p.Kind)
@@ -320,6 +327,20 @@ type chainedBatch[T any] struct {
 
 func (c *chainedBatch[T]) CollectBatch(ts []int64, vs []T) error {
 	if err := c.batch.CollectBatch(ts, vs); err != nil {
+		return c.attr(err)
+	}
+	return nil
+}
+
+// chainedKeyedBatch is chainedBatch for a keyed operator that also takes
+// the key groups of a batch (op.KeyedBatchInput).
+type chainedKeyedBatch[T any] struct {
+	*chainedBatch[T]
+	keyed op.KeyedBatchInput[T]
+}
+
+func (c *chainedKeyedBatch[T]) CollectKeyedBatch(ts []int64, groups []uint16, vs []T) error {
+	if err := c.keyed.CollectKeyedBatch(ts, groups, vs); err != nil {
 		return c.attr(err)
 	}
 	return nil

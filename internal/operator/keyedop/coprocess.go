@@ -53,8 +53,34 @@ type coInput[K comparable, T, R any] struct {
 }
 
 func (in *coInput[K, T, R]) ProcessElement(ts int64, v T) error {
+	return in.processIn(ts, -1, v)
+}
+
+// CollectBatch implements op.BatchInput.
+func (in *coInput[K, T, R]) CollectBatch(ts []int64, vs []T) error {
+	for i := range vs {
+		if err := in.processIn(op.TimestampAt(ts, i), -1, vs[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// CollectKeyedBatch implements op.KeyedBatchInput.
+func (in *coInput[K, T, R]) CollectKeyedBatch(ts []int64, groups []uint16, vs []T) error {
+	for i := range vs {
+		if err := in.processIn(op.TimestampAt(ts, i), int(groups[i]), vs[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// processIn processes v, whose key is in key group group (-1: to be
+// computed).
+func (in *coInput[K, T, R]) processIn(ts int64, group int, v T) error {
 	p := in.p
-	p.SetKey(in.key(v))
+	p.SetKeyInGroup(in.key(v), group)
 	p.kctx.ts, p.kctx.domain = ts, keyed.EventTime
 	if err := in.process(&p.kctx, v); err != nil {
 		return err

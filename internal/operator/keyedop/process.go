@@ -155,7 +155,13 @@ type processInput[K comparable, T, R any] struct {
 }
 
 func (p *processInput[K, T, R]) ProcessElement(ts int64, v T) error {
-	p.SetKey(p.key(v))
+	return p.process(ts, -1, v)
+}
+
+// process processes v, whose key is in key group group (-1: to be
+// computed).
+func (p *processInput[K, T, R]) process(ts int64, group int, v T) error {
+	p.SetKeyInGroup(p.key(v), group)
 	p.kctx.ts, p.kctx.domain = ts, keyed.EventTime
 	if err := p.fn.ProcessElement(&p.kctx, v); err != nil {
 		return err
@@ -170,7 +176,17 @@ func (p *processInput[K, T, R]) ProcessElement(ts int64, v T) error {
 // or a chained producer's batch, one key at a time.
 func (p *processInput[K, T, R]) CollectBatch(ts []int64, vs []T) error {
 	for i := range vs {
-		if err := p.ProcessElement(op.TimestampAt(ts, i), vs[i]); err != nil {
+		if err := p.process(op.TimestampAt(ts, i), -1, vs[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// CollectKeyedBatch implements op.KeyedBatchInput.
+func (p *processInput[K, T, R]) CollectKeyedBatch(ts []int64, groups []uint16, vs []T) error {
+	for i := range vs {
+		if err := p.process(op.TimestampAt(ts, i), int(groups[i]), vs[i]); err != nil {
 			return err
 		}
 	}

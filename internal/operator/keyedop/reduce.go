@@ -64,10 +64,26 @@ func (r *Reduce[K, T]) CollectBatch(ts []int64, vs []T) error {
 	return nil
 }
 
+// CollectKeyedBatch implements op.KeyedBatchInput.
+func (r *Reduce[K, T]) CollectKeyedBatch(ts []int64, groups []uint16, vs []T) error {
+	for i := range vs {
+		r.SetKeyInGroup(r.key(vs[i]), int(groups[i]))
+		if err := r.processCurrent(op.TimestampAt(ts, i), vs[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // ProcessCombined processes v, an element or a partial result (batch
 // mode's Sorted), of key k.
 func (r *Reduce[K, T]) ProcessCombined(k K, ts int64, v T) error {
 	r.SetKey(k)
+	return r.processCurrent(ts, v)
+}
+
+// processCurrent processes v of the current key.
+func (r *Reduce[K, T]) processCurrent(ts int64, v T) error {
 	if cur, ok := r.state.Value(); ok {
 		var err error
 		if v, err = r.fn(cur, v); err != nil {

@@ -145,7 +145,7 @@ func (w *windowOp[K, T, A, O, W]) open(ctx *op.Context) error {
 	return nil
 }
 
-func (w *windowOp[K, T, A, O, W]) ProcessElement(ts int64, v T) error {
+func (w *windowOp[K, T, A, O, W]) process(ts int64, group int, v T) error {
 	a := w.spec.Assigner
 	at := ts
 	switch {
@@ -155,7 +155,7 @@ func (w *windowOp[K, T, A, O, W]) ProcessElement(ts int64, v T) error {
 		return errors.New("element has no event timestamp: assign timestamps and watermarks before event-time windows")
 	}
 	k := w.spec.Key(v)
-	w.SetKey(k)
+	w.SetKeyInGroup(k, group)
 	w.windows = Assign(a, w.windows[:0], at)
 	skipped := true
 	for _, win := range w.windows {

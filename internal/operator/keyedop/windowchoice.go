@@ -24,7 +24,9 @@ type windowPath[T any] interface {
 	// open registers the path's state and timer callback, once the
 	// runtime's state is open and restored.
 	open(ctx *op.Context) error
-	ProcessElement(ts int64, v T) error
+	// process adds v, whose key is in key group group (-1: to be
+	// computed), to its windows.
+	process(ts int64, group int, v T) error
 }
 
 // windowOperator is the window operator. It opens the keyed state first
@@ -132,13 +134,23 @@ func (w *windowOperator[K, T, A, O, W]) holds(name string) (bool, error) {
 
 // ProcessElement adds v to its windows on the chosen path.
 func (w *windowOperator[K, T, A, O, W]) ProcessElement(ts int64, v T) error {
-	return w.path.ProcessElement(ts, v)
+	return w.path.process(ts, -1, v)
 }
 
 // CollectBatch implements op.BatchInput.
 func (w *windowOperator[K, T, A, O, W]) CollectBatch(ts []int64, vs []T) error {
 	for i := range vs {
-		if err := w.path.ProcessElement(op.TimestampAt(ts, i), vs[i]); err != nil {
+		if err := w.path.process(op.TimestampAt(ts, i), -1, vs[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// CollectKeyedBatch implements op.KeyedBatchInput.
+func (w *windowOperator[K, T, A, O, W]) CollectKeyedBatch(ts []int64, groups []uint16, vs []T) error {
+	for i := range vs {
+		if err := w.path.process(op.TimestampAt(ts, i), int(groups[i]), vs[i]); err != nil {
 			return err
 		}
 	}

@@ -128,7 +128,7 @@ func (w *slicedWindowOp[K, T, A, O, W]) cleanupTime(win W) int64 {
 	return math.MaxInt64
 }
 
-func (w *slicedWindowOp[K, T, A, O, W]) ProcessElement(ts int64, v T) error {
+func (w *slicedWindowOp[K, T, A, O, W]) process(ts int64, group int, v T) error {
 	if ts == op.NoTimestamp {
 		return errors.New("element has no event timestamp: assign timestamps and watermarks before event-time windows")
 	}
@@ -144,7 +144,7 @@ func (w *slicedWindowOp[K, T, A, O, W]) ProcessElement(ts int64, v T) error {
 		return nil
 	}
 	k := w.spec.Key(v)
-	w.SetKey(k)
+	w.SetKeyInGroup(k, group)
 	acc, existed := w.slices.Get(slice)
 	if !existed {
 		acc = w.fns.NewAcc()

@@ -59,10 +59,23 @@ type windowRun struct {
 	out    *epochOutput
 	late   *epochOutput
 	subs   []*windowOperator[string, kv, int, string, Window]
-	// batched feeds each subtask's elements between two watermarks as one
-	// batch (op.BatchInput), as the network's batch reader does.
-	batched bool
+	// fed says how elements reach the subtasks.
+	fed feedMode
 }
+
+// feedMode is how a windowRun feeds elements.
+type feedMode int
+
+const (
+	// oneByOne feeds an element at a time.
+	oneByOne feedMode = iota
+	// inBatches feeds each subtask's elements between two watermarks as
+	// one batch (op.BatchInput), as the network's batch reader does.
+	inBatches
+	// inKeyedBatches is inBatches with the elements' key groups
+	// (op.KeyedBatchInput), as the reader of a keyed exchange hands them.
+	inKeyedBatches
+)
 
 // epochOutput records emissions with the watermark count at the time.
 type epochOutput struct {
@@ -147,15 +160,21 @@ func (w *windowRun) mustOpen(p int, r *storage.Storage, md *storage.Metadata, lo
 func (w *windowRun) feed(steps []sliceStep) {
 	w.t.Helper()
 	p := len(w.subs)
-	ts, vs := make([][]int64, p), make([][]kv, p)
+	ts, vs, groups := make([][]int64, p), make([][]kv, p), make([][]uint16, p)
 	flush := func() error {
 		for i, o := range w.subs {
 			if len(vs[i]) > 0 {
-				if err := o.CollectBatch(ts[i], vs[i]); err != nil {
+				var err error
+				if w.fed == inKeyedBatches {
+					err = o.CollectKeyedBatch(ts[i], groups[i], vs[i])
+				} else {
+					err = o.CollectBatch(ts[i], vs[i])
+				}
+				if err != nil {
 					return err
 				}
 			}
-			ts[i], vs[i] = ts[i][:0], vs[i][:0]
+			ts[i], vs[i], groups[i] = ts[i][:0], vs[i][:0], groups[i][:0]
 		}
 		return nil
 	}
@@ -174,8 +193,8 @@ func (w *windowRun) feed(steps []sliceStep) {
 		} else {
 			kg := keygroup.Of(fnvHash(s.v.K), sliceTestMaxP)
 			i := keygroup.OperatorIndex(sliceTestMaxP, p, kg)
-			if w.batched {
-				ts[i], vs[i] = append(ts[i], s.ts), append(vs[i], s.v)
+			if w.fed != oneByOne {
+				ts[i], vs[i], groups[i] = append(ts[i], s.ts), append(vs[i], s.v), append(groups[i], uint16(kg))
 			} else {
 				err = w.subs[i].ProcessElement(s.ts, s.v)
 			}
@@ -240,14 +259,14 @@ func readSources(st *storage.Storage, loc string) restore.Sources {
 // checkpoint after half of them and a restore at another parallelism,
 // and returns what came out, sorted within each watermark.
 func runWindows(t *testing.T, spec WindowSpec[string, kv, Window], sliced bool, steps []sliceStep) []string {
-	return runWindowsFed(t, spec, sliced, false, steps)
+	return runWindowsFed(t, spec, sliced, oneByOne, steps)
 }
 
-// runWindowsFed is runWindows, with elements fed in batches when batched.
-func runWindowsFed(t *testing.T, spec WindowSpec[string, kv, Window], sliced, batched bool, steps []sliceStep) []string {
+// runWindowsFed is runWindows, with elements fed as fed says.
+func runWindowsFed(t *testing.T, spec WindowSpec[string, kv, Window], sliced bool, fed feedMode, steps []sliceStep) []string {
 	t.Helper()
 	w, st := newWindowRun(t, spec, sliced)
-	w.batched = batched
+	w.fed = fed
 	w.mustOpen(2, st, nil, "")
 	half := len(steps) / 2
 	w.feed(steps[:half])
@@ -345,12 +364,14 @@ func TestWindowBatchesMatchRecords(t *testing.T) {
 	for _, sliced := range []bool{false, true} {
 		for seed := range uint64(3) {
 			steps := randomWindowStream(rand.New(rand.NewPCG(seed, 15)), 1500, 6)
-			want := runWindowsFed(t, spec, sliced, false, steps)
-			got := runWindowsFed(t, spec, sliced, true, steps)
+			want := runWindowsFed(t, spec, sliced, oneByOne, steps)
 			if len(want) < 100 {
 				t.Fatalf("seed %d: only %d outputs; the stream checks little", seed, len(want))
 			}
-			diff(t, fmt.Sprint("sliced ", sliced, " seed ", seed), got, want)
+			for _, fed := range []feedMode{inBatches, inKeyedBatches} {
+				got := runWindowsFed(t, spec, sliced, fed, steps)
+				diff(t, fmt.Sprint("sliced ", sliced, " seed ", seed, " fed ", fed), got, want)
+			}
 		}
 	}
 }

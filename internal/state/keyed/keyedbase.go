@@ -138,6 +138,18 @@ func (b *keyedBase[K, N]) SetKey(k K) {
 	b.backend.SetCurrentKey(k, b.groups.Of(b.hasher.Hash(k)))
 }
 
+// SetKeyInGroup is SetKey for a key whose key group the sender of its
+// record computed and its frame carried (op.KeyedBatchInput), which is
+// not hashed again; a negative group is computed as SetKey does. The
+// backend still checks that the group is in this subtask's range.
+func (b *keyedBase[K, N]) SetKeyInGroup(k K, group int) {
+	if group < 0 {
+		b.SetKey(k)
+		return
+	}
+	b.backend.SetCurrentKey(k, group)
+}
+
 // AdvanceWatermark fires the event-time timers up to wm.
 func (b *keyedBase[K, N]) AdvanceWatermark(wm int64) error {
 	err := b.timers.AdvanceWatermark(wm, func(t timer.Timer[K, N]) error {

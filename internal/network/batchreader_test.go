@@ -29,7 +29,7 @@ func (b *batchLog) CollectBatch(ts []int64, vs []int) error {
 
 // elements is a data buffer of 150 records with timestamps, a watermark
 // after the 100th, an idle status, then 10 records without.
-func elements(t *testing.T) []byte {
+func elements(t testing.TB) []byte {
 	c := intCodec(t)
 	var buf []byte
 	for i := range 150 {

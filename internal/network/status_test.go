@@ -28,7 +28,7 @@ func (l *logInput) status(idle bool) error {
 	return nil
 }
 
-func intCodec(t *testing.T) codec.Codec[int] {
+func intCodec(t testing.TB) codec.Codec[int] {
 	t.Helper()
 	c, err := codec.For[int]()
 	if err != nil {

@@ -101,6 +101,13 @@
 //	0x02 record+ts     8-byte little-endian event timestamp, then the value
 //	0x03 watermark     8-byte little-endian watermark
 //	0x04 wm status     1 byte: 0x01 idle, 0x00 active
+//	0x05 keyed record  2-byte little-endian key group, then the value
+//	0x06 keyed rec+ts  8-byte timestamp, 2-byte key group, then the value
+//
+// The writer of a keyed exchange (NewKeyedRecordWriter) sends keyed
+// records: the key group it routed the record by travels with it, and a
+// reader hands it to a keyed operator that takes it (op.KeyedBatchInput),
+// which then need not hash the key again.
 //
 // A watermark status (Flink's WatermarkStatus) says that the sender has
 // nothing to say about event time for now (idle: its source's splits are

@@ -14,6 +14,17 @@ type strideSplit struct {
 	Next, Step int64
 }
 
+// strideProgress is the progress of split s through the indexes below n
+// of its residue class: how many it emitted, of how many.
+func strideProgress(s *strideSplit, n int64) (done, total int64) {
+	r := s.Next % s.Step
+	if r >= n {
+		return 0, 0
+	}
+	total = (n - r + s.Step - 1) / s.Step
+	return min((s.Next-r)/s.Step, total), total
+}
+
 func strideSplits(p int) ([]strideSplit, error) {
 	s := make([]strideSplit, p)
 	for i := range s {
@@ -28,8 +39,9 @@ func FromSlice[T any](env *Env, items []T) DataStream[T] {
 	data := append([]T(nil), items...)
 	n := int64(len(data))
 	return FromSplits(env, SplitSource[T, strideSplit]{
-		Name:   "FromSlice",
-		Splits: strideSplits,
+		Name:     "FromSlice",
+		Splits:   strideSplits,
+		Progress: func(s *strideSplit) (int64, int64) { return strideProgress(s, n) },
 		Read: func(s *strideSplit, budget int, emit func(T) error) (bool, error) {
 			for ; budget > 0 && s.Next < n; budget-- {
 				if err := emit(data[s.Next]); err != nil {
@@ -69,8 +81,13 @@ func Generate[T any](env *Env, g Generator[T]) DataStream[T] {
 		return invalid[T](env, fmt.Errorf("weir: Generate: nil function"))
 	}
 	bounded := g.Count > 0
+	var progress func(s *strideSplit) (int64, int64)
+	if bounded {
+		progress = func(s *strideSplit) (int64, int64) { return strideProgress(s, g.Count) }
+	}
 	return FromSplits(env, SplitSource[T, strideSplit]{
 		Name:          "Generator",
+		Progress:      progress,
 		Dynamic:       true,
 		Splits:        strideSplits,
 		Unbounded:     !bounded,

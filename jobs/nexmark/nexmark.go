@@ -22,11 +22,14 @@
 // job itself: each subtask of the query's last stage counts its results in
 // a chained stage (also in the job-wide counter "nexmark-results", reported
 // in Result.Accumulators) and sends its count, at the end of its input, to a
-// sink of parallelism 1, which notes the wall clock when it opens, adds up
-// the counts and prints the line in its Finish hook, called once all input
-// has been processed. D is therefore the time from the sink's start, which is when
-// the job's tasks start, to the end of input; it leaves out the job's
-// deployment and shutdown.
+// sink of parallelism 1, which adds up the counts and prints the line in
+// its Finish hook, called once all input has been processed. D runs from
+// the start of the job's tasks to the end of input, and leaves out the
+// job's deployment and shutdown: a clock source of one record, scheduled
+// with the query's sources, sends the sink the time it ran, and the sink
+// takes the earlier of that and its own start. (In batch mode the sink
+// starts only once the query's last stage has finished, and its own clock
+// alone gave a D near 0.)
 package nexmark
 
 import (
@@ -121,6 +124,16 @@ type report struct {
 	results int64
 }
 
+// tally is what the reporting sink adds up: the result count of a subtask
+// of the query's last stage, or the start time the clock source sends.
+type tally struct {
+	// Results is a subtask's count of results.
+	Results int64
+	// Start is when the clock source ran, in Unix nanoseconds; 0 in a
+	// count.
+	Start int64
+}
+
 // countInto counts s's results where they are produced and ends in a
 // reporting sink of parallelism 1 that adds up the counts and reports r.
 // Counting is two-phase, as Flink pre-aggregates locally before a global
@@ -131,8 +144,13 @@ type report struct {
 // counts are operator state: a job restored from a checkpoint counts every
 // result once.
 func countInto[R any](s weir.DataStream[R], r *report) {
-	counts := weir.ProcessStream(s, weir.ProcessFunction[R, int64](&localCount[R]{})).Name("nexmark-local-count")
-	weir.AddSinkWith[int64](counts.Global(), &countSink{report: *r}).Name("nexmark-count").SetParallelism(1)
+	counts := weir.ProcessStream(s, weir.ProcessFunction[R, tally](&localCount[R]{})).Name("nexmark-local-count")
+	clock := weir.Generate(s.Env(), weir.Generator[tally]{Count: 1, Fn: func(int64) (tally, error) {
+		return tally{Start: time.Now().UnixNano()}, nil
+	}}).Name("nexmark-clock").SetParallelism(1)
+	// Both go through an exchange: chained to the sink, the clock would
+	// wait with it for the query in batch mode.
+	weir.AddSinkWith[tally](weir.Union(counts.Global(), clock.Global()), &countSink{report: *r}).Name("nexmark-count").SetParallelism(1)
 }
 
 // localCount counts its subtask's results and emits the count at the end
@@ -164,16 +182,16 @@ func (c *localCount[R]) Open(rc *weir.RuntimeContext) error {
 }
 
 // ProcessElement counts one result.
-func (c *localCount[R]) ProcessElement(*weir.ProcessContext[int64], R) error {
+func (c *localCount[R]) ProcessElement(*weir.ProcessContext[tally], R) error {
 	c.n++
 	return nil
 }
 
 // OnWatermark emits the count at the end of the input.
-func (c *localCount[R]) OnWatermark(ctx *weir.ProcessContext[int64], wm int64) error {
+func (c *localCount[R]) OnWatermark(ctx *weir.ProcessContext[tally], wm int64) error {
 	if wm == math.MaxInt64 && c.n > 0 {
 		c.counter.Add(c.n)
-		ctx.Collect(c.n)
+		ctx.Collect(tally{Results: c.n})
 		c.n = 0
 	}
 	return nil
@@ -193,40 +211,69 @@ func restoreCount(ctx *weir.StateInitializationContext, name string) (int64, wei
 	return n, st, nil
 }
 
-// countSink adds up the subtasks' counts, kept as operator state, and
-// prints the report line in Finish.
+// countSink adds up the subtasks' counts and notes the clock source's
+// start, both kept as operator state, and prints the report line in
+// Finish.
 type countSink struct {
 	report
 	state weir.ListState[int64]
+	// started is the clock source's start time (Unix nanoseconds; 0 before
+	// it came), kept in startState.
+	started    int64
+	startState weir.ListState[int64]
 }
 
-// InitializeState restores the total a checkpoint held.
+// InitializeState restores the total and the start a checkpoint held.
 func (c *countSink) InitializeState(ctx *weir.StateInitializationContext) (err error) {
-	c.results, c.state, err = restoreCount(ctx, "nexmark-count")
-	return err
-}
-
-// SnapshotState stores the total.
-func (c *countSink) SnapshotState(weir.StateSnapshotContext) error {
-	c.state.Update([]int64{c.results})
+	if c.results, c.state, err = restoreCount(ctx, "nexmark-count"); err != nil {
+		return err
+	}
+	if c.startState, err = weir.GetOperatorListState[int64](ctx, "nexmark-start"); err != nil {
+		return err
+	}
+	for _, t := range c.startState.Get() {
+		c.noteStart(t)
+	}
 	return nil
 }
 
-// Open starts the clock.
+// SnapshotState stores the total and the start.
+func (c *countSink) SnapshotState(weir.StateSnapshotContext) error {
+	c.state.Update([]int64{c.results})
+	if c.started != 0 {
+		c.startState.Update([]int64{c.started})
+	}
+	return nil
+}
+
+// Open notes the sink's own start, the report's start unless the clock
+// source's is earlier.
 func (c *countSink) Open(*weir.RuntimeContext) error {
 	c.start = time.Now()
 	return nil
 }
 
-// Invoke adds one subtask's count.
-func (c *countSink) Invoke(n int64) error {
-	c.results += n
+// Invoke adds one subtask's count, or notes the clock source's start.
+func (c *countSink) Invoke(t tally) error {
+	c.results += t.Results
+	c.noteStart(t.Start)
 	return nil
+}
+
+// noteStart keeps the earliest start time t (0: none) seen.
+func (c *countSink) noteStart(t int64) {
+	if t != 0 && (c.started == 0 || t < c.started) {
+		c.started = t
+	}
 }
 
 // Finish prints the report line.
 func (c *countSink) Finish() error {
-	d := time.Since(c.start)
+	start := c.start
+	if c.started != 0 && time.Unix(0, c.started).Before(start) {
+		start = time.Unix(0, c.started)
+	}
+	d := time.Since(start)
 	_, err := fmt.Fprintf(c.Out, "%s: %d events in %v (%.0f events/s), %d results\n",
 		c.Query, c.Events, d.Round(time.Millisecond), float64(c.Events)/d.Seconds(), c.results)
 	return err

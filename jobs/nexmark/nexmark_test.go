@@ -121,10 +121,36 @@ func TestRateLimits(t *testing.T) {
 	}
 }
 
+// The report's time covers the query in batch mode too, where the
+// reporting sink starts only after the query's last stage has finished:
+// 2000 events at 10000/s take 200 ms.
+func TestBatchReportCoversTheQuery(t *testing.T) {
+	var out bytes.Buffer
+	env := weir.NewEnv(weir.WithParallelism(2), weir.WithStdout(&out), weir.WithMode(weir.Batch))
+	if err := nexmark.Job(env, []string{"--query", "q5", "--events", "2000", "--rate", "10000"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := env.Execute(context.Background(), "nexmark"); err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`^q5: 2000 events in (\S+) `).FindStringSubmatch(out.String())
+	if m == nil {
+		t.Fatalf("output %q is not the report line", out.String())
+	}
+	d, err := time.ParseDuration(m[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d < 150*time.Millisecond {
+		t.Fatalf("reported %v for 2000 events at 10000/s, want at least the 200 ms the source took: %q", d, out.String())
+	}
+}
+
 // TestResultsAreCountedWhereTheyAreProduced checks the plan of the per-bid
 // queries at parallelism 2: their results are counted in the subtask that
 // produces them, so the only records that cross between tasks are the two
-// subtasks' counts, not one record per result.
+// subtasks' counts and the clock source's start, not one record per
+// result.
 func TestResultsAreCountedWhereTheyAreProduced(t *testing.T) {
 	const events = 2*queries.BlockEvents + 1000 // events for both subtasks
 	for _, q := range []string{"q1", "q2"} {
@@ -145,8 +171,8 @@ func TestResultsAreCountedWhereTheyAreProduced(t *testing.T) {
 			if want := referenceCount(q, events); res.Accumulators[nexmark.ResultsCounter] != int64(want) {
 				t.Fatalf("counter %s = %d, want %d", nexmark.ResultsCounter, res.Accumulators[nexmark.ResultsCounter], want)
 			}
-			if sent != 2 {
-				t.Fatalf("%d records sent between tasks, want 2 (one count per subtask); vertices %+v", sent, res.Vertices)
+			if sent != 3 {
+				t.Fatalf("%d records sent between tasks, want 3 (one count per subtask, the start); vertices %+v", sent, res.Vertices)
 			}
 		})
 	}

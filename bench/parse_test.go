@@ -30,6 +30,15 @@ PASS
 	if !strings.Contains(doc, "| q5 | 893.5 K |") || !strings.HasPrefix(doc, beginMarker) {
 		t.Fatalf("section:\n%s", doc)
 	}
+	if strings.Contains(doc, "per CPU s") {
+		t.Fatalf("a run without CPU figures has a per-CPU table:\n%s", doc)
+	}
+	rs[0].Metrics["events/cpu-s"] = 1_000_000
+	withCPU := append(rs, Result{Name: "BenchmarkQ0/beam-prism", Metrics: map[string]float64{"events/s": 100000, "events/cpu-s": 125000}})
+	doc = section(Report{Results: withCPU}, "docs/benchmarks")
+	if !strings.Contains(doc, "| q0 | 1.00 M | 125.0 K | 8x |") || !strings.Contains(doc, "| q5 | — | — | — |") {
+		t.Fatalf("per-CPU table:\n%s", doc)
+	}
 	svg := barChart{title: "t", groups: []group{{label: "q0", bars: []bar{{value: 2, color: "red"}}}}}.svg()
 	if !strings.Contains(svg, "<svg") || !strings.Contains(svg, "q0") {
 		t.Fatal(svg)

@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -22,6 +23,11 @@ type nexmarkRow struct {
 	Weir, Limit, LimitGen   float64
 	Beam                    float64
 	WeirOverLimit, WeirBeam float64
+	// WeirCPU and BeamCPU are events per CPU second of the process while
+	// each ran (0 if the run did not report it), and WeirBeamCPU their
+	// ratio: Weir runs at parallelism 2 and prism on about one core, so
+	// per CPU second compares the work each does for an event.
+	WeirCPU, BeamCPU, WeirBeamCPU float64
 }
 
 var queries = []string{"q0", "q1", "q2", "q3", "q4", "q5", "q7", "q8"}
@@ -35,8 +41,9 @@ func nexmarkRows(rep Report) []nexmarkRow {
 			switch r.Name {
 			case "BenchmarkQueries/" + q:
 				row.Weir, row.Limit = r.Metrics["events/s"], r.Metrics["ref-events/s"]
+				row.WeirCPU = r.Metrics["events/cpu-s"]
 			case "Benchmark" + Q + "/beam-prism":
-				row.Beam = r.Metrics["events/s"]
+				row.Beam, row.BeamCPU = r.Metrics["events/s"], r.Metrics["events/cpu-s"]
 			case "Benchmark" + Q + "/reference+gen":
 				row.LimitGen = r.Metrics["events/s"]
 			}
@@ -49,6 +56,9 @@ func nexmarkRows(rep Report) []nexmarkRow {
 		}
 		if row.Beam > 0 {
 			row.WeirBeam = row.Weir / row.Beam
+		}
+		if row.WeirCPU > 0 && row.BeamCPU > 0 {
+			row.WeirBeamCPU = row.WeirCPU / row.BeamCPU
 		}
 		rows = append(rows, row)
 	}
@@ -75,6 +85,20 @@ func ratio(v float64) string {
 	return fmt.Sprintf("%.3gx", v)
 }
 
+// perCPU renders the Nexmark figures per CPU second, Weir's beside
+// Beam's, if the run reported them.
+func perCPU(b *strings.Builder, rows []nexmarkRow) {
+	if !slices.ContainsFunc(rows, func(r nexmarkRow) bool { return r.WeirCPU > 0 }) {
+		return
+	}
+	b.WriteString("Per CPU second (events over the CPU time the benchmark process used while the job ran, garbage collection included; prism runs Beam's pipelines in this process with a source shard per core, Weir runs at parallelism 2):\n\n")
+	b.WriteString("| query | Weir events per CPU s | Beam Go (prism) events per CPU s | Weir / Beam per CPU s |\n|---|---:|---:|---:|\n")
+	for _, r := range rows {
+		fmt.Fprintf(b, "| %s | %s | %s | %s |\n", r.Query, human(r.WeirCPU), human(r.BeamCPU), ratio(r.WeirBeamCPU))
+	}
+	b.WriteString("\n")
+}
+
 // section renders the generated Markdown.
 func section(rep Report, plots string) string {
 	var b strings.Builder
@@ -91,6 +115,7 @@ func section(rep Report, plots string) string {
 		}
 		fmt.Fprintf(&b, "\n![Nexmark throughput](%s) ![Weir / limit](%s)\n\n",
 			relPlot(plots, "nexmark-throughput.svg"), relPlot(plots, "nexmark-ratio.svg"))
+		perCPU(&b, rows)
 	}
 	if rows := recoveryRows(rep); len(rows) > 0 {
 		b.WriteString("### Checkpoints and recovery (issues 3 and 4; baselines from the same run)\n\n")

@@ -10,12 +10,14 @@ import (
 	"runtime"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 
 	"github.com/weir-engine/weir/bench/nexmark"
 	"github.com/weir-engine/weir/bench/nexmark/reference"
 	"github.com/weir-engine/weir/bench/peers/beamnexmark"
+	"github.com/weir-engine/weir/internal/cputime"
 )
 
 func TestMain(m *testing.M) {
@@ -44,7 +46,9 @@ var (
 // whose source generates), and the Beam pipeline on prism. Every run's
 // rows, sorted with cmp, are checked equal to the reference's answer over
 // the same events, so the figures are those of correct results at the
-// benchmark's scale.
+// benchmark's scale. Beam also reports events per CPU second of the
+// process while its pipelines ran ("events/cpu-s"; prism runs them in this
+// process), to set beside Weir's at another parallelism.
 func benchQuery[T comparable](b *testing.B, ref func(iter.Seq[nexmark.Event]) []T, cmp func(a, b T) int, q beamnexmark.Query) {
 	n := *benchEvents
 	cfg := config(n)
@@ -71,16 +75,20 @@ func benchQuery[T comparable](b *testing.B, ref func(iter.Seq[nexmark.Event]) []
 	})
 	b.Run("beam-prism", func(b *testing.B) {
 		var out []T
+		var cpu time.Duration
 		for range b.N {
+			cpu0 := processCPU(b)
 			var err error
 			if out, err = beamnexmark.RunAs[T](context.Background(), cfg, n, *benchShards, q); err != nil {
 				b.Fatal(err)
 			}
+			cpu += processCPU(b) - cpu0
 			b.StopTimer()
 			checkRows(b, out, want, cmp)
 			b.StartTimer()
 		}
 		report(b, n, len(out))
+		b.ReportMetric(float64(n)*float64(b.N)/cpu.Seconds(), "events/cpu-s")
 	})
 }
 
@@ -118,3 +126,12 @@ func BenchmarkQ8(b *testing.B) { benchQuery(b, reference.Q8, reference.CompareQ8
 
 // compareQ4 orders q4's rows by category, as the reference does.
 func compareQ4(a, b reference.Q4Row) int { return cmp.Compare(a.Category, b.Category) }
+
+// processCPU is the CPU time the process has used so far.
+func processCPU(b *testing.B) time.Duration {
+	d, err := cputime.Process()
+	if err != nil {
+		b.Fatal(err)
+	}
+	return d
+}

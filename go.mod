@@ -11,6 +11,7 @@ require (
 	github.com/cockroachdb/datadriven v1.0.3
 	github.com/cockroachdb/pebble v1.1.5
 	github.com/fsouza/fake-gcs-server v1.56.1
+	github.com/google/pprof v0.0.0-20260507013755-92041b743c96
 	github.com/jackc/pgx/v5 v5.13.0
 	github.com/johannesboyne/gofakes3 v1.2.0
 	github.com/prometheus/client_golang v1.15.0

@@ -141,3 +141,37 @@ func (d *BatchDecoder[T]) DecodeAll(dst []T, buf []byte) ([]T, error) {
 	}
 	return dst, nil
 }
+
+// Shares reports whether the values the decoder decodes can hold strings or
+// byte slices in the batch's shared allocation: whether T has any, reachable
+// through its fields and elements, and its codec is one of this package's.
+// When it reports false, DecodeInto costs what Slot.DecodeInto does and
+// shares nothing.
+func (d *BatchDecoder[T]) Shares() bool {
+	return d.pl != nil && hasBytes(d.pl.typ, map[reflect.Type]bool{})
+}
+
+// hasBytes reports whether values of t can hold a string or a byte slice.
+func hasBytes(t reflect.Type, seen map[reflect.Type]bool) bool {
+	if seen[t] {
+		return false
+	}
+	seen[t] = true
+	switch t.Kind() {
+	case reflect.String:
+		return true
+	case reflect.Slice:
+		return t.Elem().Kind() == reflect.Uint8 || hasBytes(t.Elem(), seen)
+	case reflect.Array, reflect.Pointer:
+		return hasBytes(t.Elem(), seen)
+	case reflect.Map:
+		return hasBytes(t.Key(), seen) || hasBytes(t.Elem(), seen)
+	case reflect.Struct:
+		for i := range t.NumField() {
+			if hasBytes(t.Field(i).Type, seen) {
+				return true
+			}
+		}
+	}
+	return false
+}

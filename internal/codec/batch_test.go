@@ -203,3 +203,39 @@ func TestBatchDecoderUserCodec(t *testing.T) {
 		t.Fatalf("err = %v, want ErrCorrupt", err)
 	}
 }
+
+// TestBatchDecoderShares: only types that can hold strings or byte slices,
+// under this package's codecs, share a batch's allocation.
+func TestBatchDecoderShares(t *testing.T) {
+	type scalars struct {
+		A int64
+		B float64
+		C [4]uint16
+	}
+	type nested struct {
+		N int
+		S []struct{ Name string }
+	}
+	type node struct {
+		V    int
+		Next *node
+	}
+	for _, tc := range []struct {
+		name string
+		d    interface{ Shares() bool }
+		want bool
+	}{
+		{"int64", codec.NewBatchDecoder(mustFor[int64](t)), false},
+		{"struct of scalars", codec.NewBatchDecoder(mustFor[scalars](t)), false},
+		{"recursive pointer of ints", codec.NewBatchDecoder(mustFor[node](t)), false},
+		{"string", codec.NewBatchDecoder(mustFor[string](t)), true},
+		{"[]byte", codec.NewBatchDecoder(mustFor[[]byte](t)), true},
+		{"string in a slice of structs", codec.NewBatchDecoder(mustFor[nested](t)), true},
+		{"map key", codec.NewBatchDecoder(mustFor[map[string]int](t)), true},
+		{"a user's codec", codec.NewBatchDecoder[string](upperCodec{}), false},
+	} {
+		if got := tc.d.Shares(); got != tc.want {
+			t.Errorf("%s: Shares() = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}

@@ -26,7 +26,12 @@ type Reader interface {
 // consuming task's goroutine.
 type RecordReader[T any] struct {
 	codec *codec.Slot[T]
-	input op.Input[T]
+	// shared decodes the records of a batch input that takes no key
+	// groups, when they can hold strings or byte slices: those of a
+	// buffer's records then share one allocation instead of one per
+	// field (see NewBatchReader). nil for other readers.
+	shared *codec.BatchDecoder[T]
+	input  op.Input[T]
 	// batch is input when the reader hands it batches (NewBatchReader):
 	// runs of records are decoded into the reused slab vs (their
 	// timestamps into ts; hasTS when one has a timestamp) and handed on
@@ -58,6 +63,14 @@ func NewRecordReader[T any](c codec.Codec[T], in op.Input[T]) *RecordReader[T] {
 // stop hands on the records decoded so far as a shorter batch. An input
 // that also takes key groups (op.KeyedBatchInput) gets those of the keyed
 // frames with the batch, when every record of the batch had one.
+//
+// For a batch input that takes no key groups, the strings and byte slices
+// of the records share allocations of a buffer's size (codec.BatchDecoder)
+// rather than one allocation per field: a record's strings stay alive as
+// long as any string of the records decoded with them is referenced. Keyed
+// inputs decode each field on its own, because their state keeps keys and
+// values for the life of the job, and one of them would keep the strings of
+// a whole buffer alive with it.
 func NewBatchReader[T any](c codec.Codec[T], in op.Input[T]) *RecordReader[T] {
 	r := NewRecordReader(c, in)
 	if b, ok := in.(op.BatchInput[T]); ok {
@@ -65,6 +78,11 @@ func NewBatchReader[T any](c codec.Codec[T], in op.Input[T]) *RecordReader[T] {
 	}
 	if k, ok := in.(op.KeyedBatchInput[T]); ok {
 		r.keyed, r.groups = k, make([]uint16, 0, readBatch)
+	}
+	if r.batch != nil && r.keyed == nil {
+		if d := codec.NewBatchDecoder(c); d.Shares() {
+			r.shared = d
+		}
 	}
 	return r
 }
@@ -74,7 +92,13 @@ func NewBatchReader[T any](c codec.Codec[T], in op.Input[T]) *RecordReader[T] {
 func (r *RecordReader[T]) add(buf []byte, ts int64, keyGroup int) (int, error) {
 	var zero T
 	r.vs = append(r.vs, zero)
-	m, err := r.codec.DecodeInto(buf, &r.vs[len(r.vs)-1])
+	var m int
+	var err error
+	if r.shared != nil {
+		m, err = r.shared.DecodeInto(buf, &r.vs[len(r.vs)-1])
+	} else {
+		m, err = r.codec.DecodeInto(buf, &r.vs[len(r.vs)-1])
+	}
 	if err != nil {
 		r.vs[len(r.vs)-1] = zero
 		r.vs = r.vs[:len(r.vs)-1]
@@ -123,6 +147,10 @@ func (r *RecordReader[T]) Deliver(buf []byte, onWatermark func(wm int64) error, 
 // DeliverUntil implements Reader.
 func (r *RecordReader[T]) DeliverUntil(all []byte, onWatermark func(wm int64) error, onStatus func(idle bool) error, stop func() bool) (n, consumed int, err error) {
 	buf := all
+	if r.shared != nil {
+		// The strings of buf's records fit in len(buf) bytes.
+		r.shared.Begin(len(all))
+	}
 	defer func() {
 		// The records of the batch go on before the reader returns, also
 		// when it stops at an error after them, as a record at a time
